@@ -1,0 +1,25 @@
+"""Small field types shared by the vocabulary modules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, ConfigDict
+
+__all__ = ["FROZEN", "UTCDateTime"]
+
+# Every vocabulary model is immutable and refuses fields it does not know, so a typo in a
+# hand-written evaluation or a tampered result file is an error rather than a silent default.
+# Schemas are built on first use rather than at import, which keeps `import memrank` cheap.
+FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+def _require_utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("a datetime must carry a timezone; give it in UTC (tzinfo=UTC)")
+    return moment.astimezone(UTC)
+
+
+UTCDateTime = Annotated[datetime, AfterValidator(_require_utc)]
+"""A timezone-aware datetime, normalised to UTC; naive datetimes are refused."""

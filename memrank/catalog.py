@@ -1,0 +1,117 @@
+"""Names for everything that ships: catalog(), system(name, **options), evaluation(name).
+
+Entries name their target by import path, so listing the catalog imports nothing heavy;
+a system or evaluation is imported only when asked for by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from memrank.errors import UnknownName, UsageError
+from memrank.evaluation import Evaluation
+from memrank.system import System
+
+__all__ = ["Catalog", "Entry", "catalog", "evaluation", "system"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One shipped system or evaluation, reachable by name."""
+
+    name: str
+    target: str
+    """``module:attribute`` of the class or factory."""
+    summary: str
+    needs: str = "nothing: in-process, no network, no key"
+
+
+SYSTEMS: tuple[Entry, ...] = (
+    Entry(
+        "word-overlap",
+        "memrank.systems.word_overlap:WordOverlap",
+        "memory; ranks documents by shared words (a trivial lexical baseline)",
+    ),
+    Entry(
+        "no-context",
+        "memrank.systems.controls:NoContext",
+        "memory; control arm that recalls nothing (the no-memory floor)",
+    ),
+)
+
+EVALUATIONS: tuple[Entry, ...] = (
+    Entry(
+        "demo",
+        "memrank.evaluations.demo:demo",
+        "5 synthetic questions about one person; measures demo-score (evidence recall) and "
+        "word-match (span retrieval proxy)",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Everything that ships; printing it lists each entry with what it needs."""
+
+    systems: tuple[Entry, ...]
+    evaluations: tuple[Entry, ...]
+
+    def __str__(self) -> str:
+        lines = ["systems:"]
+        lines += _rows(self.systems)
+        lines += ["", "evaluations:"]
+        lines += _rows(self.evaluations)
+        return "\n".join(lines)
+
+
+def _rows(entries: tuple[Entry, ...]) -> list[str]:
+    width = max(len(e.name) for e in entries)
+    return [f"  {e.name:<{width}}  {e.summary}\n  {'':<{width}}  needs: {e.needs}" for e in entries]
+
+
+def catalog() -> Catalog:
+    """Every system and evaluation that ships."""
+    return Catalog(systems=SYSTEMS, evaluations=EVALUATIONS)
+
+
+def _find(entries: tuple[Entry, ...], name: str, what: str) -> Callable[..., Any]:
+    for entry in entries:
+        if entry.name == name:
+            module, attribute = entry.target.split(":")
+            found: Callable[..., Any] = getattr(importlib.import_module(module), attribute)
+            return found
+    known = ", ".join(e.name for e in entries)
+    raise UnknownName(f"no {what} named {name!r}; known: {known} (see `memrank catalog`)")
+
+
+def _call(factory: Callable[..., Any], name: str, options: dict[str, Any]) -> Any:
+    try:
+        inspect.signature(factory).bind(**options)
+    except TypeError as exc:
+        raise UsageError(f"{name!r} does not take those options: {exc}") from None
+    return factory(**options)
+
+
+def system(name: str, **options: Any) -> System:
+    """The shipped system called ``name``, constructed with ``options``."""
+    made = _call(_find(SYSTEMS, name, "system"), name, options)
+    assert isinstance(made, System)
+    return made
+
+
+def evaluation(name: str) -> Evaluation:
+    """The shipped evaluation called ``name``; ``name:slice`` asks for a documented slice."""
+    base, _, slice_name = name.partition(":")
+    factory = _find(EVALUATIONS, base, "evaluation")
+    if not slice_name:
+        made = factory()
+    elif "slice" not in inspect.signature(factory).parameters:
+        raise UsageError(f"evaluation {base!r} has no slices; use {base!r}")
+    else:
+        made = factory(slice=slice_name)
+    assert isinstance(made, Evaluation)
+    return made

@@ -1,0 +1,20 @@
+"""The memrank command line: one module per command group, gathered here."""
+
+from __future__ import annotations
+
+import click
+
+from memrank.cli.catalog import catalog_command
+from memrank.cli.run import run_command
+
+__all__ = ["main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="memrank", prog_name="memrank")
+def main() -> None:
+    """memrank: measure memory systems, compare runs honestly, publish signed results."""
+
+
+main.add_command(run_command)
+main.add_command(catalog_command)

@@ -1,0 +1,140 @@
+"""The evaluation: tasks, the measures it bundles, and a clearing rule, under a name and version.
+
+No scoring lives here; scoring lives in measures, which an evaluation only bundles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from memrank._types import FROZEN, UTCDateTime
+from memrank.measure import Measure
+from memrank.system import Content, Document
+
+__all__ = ["Clearing", "Evaluation", "Expected", "Task", "Unit"]
+
+
+class Clearing(StrEnum):
+    """When memrank clears the system's state."""
+
+    PER_GROUP = "per-group"
+    """A fresh store per group of tasks: its documents given once, cleared after its last task."""
+    PER_TASK = "per-task"
+    """A fresh store per task, holding that task's own context."""
+    AT_END = "at-end"
+    """One store for the whole run: every document given once, cleared after the last task."""
+
+
+class Expected(BaseModel):
+    """What a correct outcome looks like; read by measures, never shown to the system."""
+
+    model_config = FROZEN
+    answers: tuple[str, ...] = ()
+    """Reference answers, for measures that judge answers."""
+    required_spans: tuple[str, ...] = ()
+    """Spans that must appear verbatim (case-insensitive) in something recalled."""
+    evidence_doc_ids: tuple[str, ...] = ()
+    """Documents that hold the evidence."""
+    abstain: bool = False
+    """The material never says: the right outcome is to find nothing that answers it."""
+
+
+class Task(BaseModel):
+    """One question put to the system, with the documents it may be told first."""
+
+    model_config = FROZEN
+    id: str = Field(min_length=1)
+    prompt: Content
+    """The question, as put to the system."""
+    group: str | None = None
+    """Tasks that share state carry the same group; their documents are given once."""
+    context: tuple[Document, ...] = ()
+    """Documents the system is told before the question."""
+    expected: Expected = Field(default_factory=Expected)
+    category: str | None = None
+    """The material's own category label, when it has one."""
+    options: tuple[str, ...] | None = None
+    """Choice text for multiple-choice questions."""
+    asked_at: UTCDateTime | None = None
+    """When the question is asked, for systems that reason about time."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Unit(BaseModel):
+    """One isolation unit: the tasks that share a store and the documents given to it once."""
+
+    model_config = FROZEN
+    name: str
+    tasks: tuple[Task, ...]
+    documents: tuple[Document, ...]
+
+
+class Evaluation(BaseModel):
+    """Tasks, the measures they are scored by, and a clearing rule, under a name and version."""
+
+    model_config = ConfigDict(**FROZEN, arbitrary_types_allowed=True)
+    name: str = Field(min_length=1)
+    version: str = Field(min_length=1)
+    """Like ``memrank-demo@v1+def0``; two results pair only at the same version."""
+    tasks: tuple[Task, ...]
+    measures: tuple[Measure, ...] = ()
+    clearing: Clearing = Clearing.PER_GROUP
+    track: str = "textual"
+    """The board track the evaluation belongs to: textual, multimodal or coding."""
+    k: int = Field(default=10, ge=1)
+    """How many documents one retrieve may return."""
+    slice: str | None = None
+    """Set when this is a subset of a full evaluation (a slice is not a measurement)."""
+
+    @field_validator("tasks")
+    @classmethod
+    def _unique_task_ids(cls, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+        seen: set[str] = set()
+        for task in tasks:
+            if task.id in seen:
+                raise ValueError(f"task id {task.id!r} appears twice; task ids must be unique")
+            seen.add(task.id)
+        return tasks
+
+    @model_validator(mode="after")
+    def _measures_are_measures(self) -> Evaluation:
+        for measure in self.measures:
+            if not isinstance(measure, Measure):
+                raise ValueError(f"{measure!r} in measures is not a memrank.Measure")
+        return self
+
+    @property
+    def has_documents(self) -> bool:
+        return any(task.context for task in self.tasks)
+
+    def units(self) -> Iterator[Unit]:
+        """The isolation units the clearing rule makes, in task order."""
+        if self.clearing is Clearing.AT_END:
+            yield Unit(name=self.name, tasks=self.tasks, documents=_distinct(self.tasks))
+            return
+        if self.clearing is Clearing.PER_TASK:
+            for task in self.tasks:
+                yield Unit(name=task.id, tasks=(task,), documents=_distinct((task,)))
+            return
+        grouped: dict[str, list[Task]] = {}
+        for task in self.tasks:
+            grouped.setdefault(task.group or task.id, []).append(task)
+        for name, tasks in grouped.items():
+            yield Unit(name=name, tasks=tuple(tasks), documents=_distinct(tasks))
+
+
+def _distinct(tasks: tuple[Task, ...] | list[Task]) -> tuple[Document, ...]:
+    """The tasks' documents in order of first appearance, each given once."""
+    seen: set[tuple[str, str]] = set()
+    documents = []
+    for task in tasks:
+        for document in task.context:
+            key = (document.id, document.model_dump_json())
+            if key not in seen:
+                seen.add(key)
+                documents.append(document)
+    return tuple(documents)

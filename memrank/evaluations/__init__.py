@@ -1,0 +1,5 @@
+"""The evaluations memrank ships."""
+
+from memrank.evaluations.demo import demo
+
+__all__ = ["demo"]

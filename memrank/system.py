@@ -1,0 +1,207 @@
+"""The system under test: the four kinds, and the Document and Recall they exchange.
+
+A system's kind is the class it subclasses, so a kind cannot be declared wrong. Each kind
+names the verbs it requires; they are abstract, and ``memrank.run`` refuses, with the missing
+verbs named, before touching a system that lacks one. (The kinds deliberately do not use
+``ABCMeta``: a missing verb should be a refusal memrank states, not a ``TypeError`` at
+construction.)
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field
+
+from memrank._types import FROZEN, UTCDateTime
+
+__all__ = [
+    "Assistant",
+    "Content",
+    "ContentPart",
+    "Document",
+    "ImagePart",
+    "ImageURL",
+    "Memory",
+    "Model",
+    "Recall",
+    "Retriever",
+    "System",
+    "TextPart",
+    "text_of",
+]
+
+
+class TextPart(BaseModel):
+    """An ordered content part holding text."""
+
+    model_config = FROZEN
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageURL(BaseModel):
+    """Where an image is: a URL or a ``data:`` URI with base64 bytes."""
+
+    model_config = FROZEN
+    url: str
+
+
+class ImagePart(BaseModel):
+    """An ordered content part holding an image."""
+
+    model_config = FROZEN
+    type: Literal["image_url"] = "image_url"
+    image_url: ImageURL
+
+
+ContentPart = Annotated[TextPart | ImagePart, Field(discriminator="type")]
+Content = str | tuple[ContentPart, ...]
+"""Text, or ordered text and image parts for multimodal tracks."""
+
+
+def text_of(content: Content) -> str:
+    """The text of a content value: the string itself, or its text parts joined by newlines."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.text for part in content if isinstance(part, TextPart))
+
+
+class Document(BaseModel):
+    """Something a system is told: one passage, message or session."""
+
+    model_config = FROZEN
+    id: str = Field(min_length=1)
+    """Stable identifier; evidence and recall are scored against it."""
+    content: Content
+    """The passage itself: a string, or ordered content parts."""
+    user_id: str | None = None
+    """Whose memory this belongs to, when the material says."""
+    timestamp: UTCDateTime | None = None
+    """When it was said, in UTC, when the material says."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Whatever else the material or the system attaches (speaker, turn ids, a source doc_id)."""
+
+    @property
+    def text(self) -> str:
+        return text_of(self.content)
+
+
+class Recall(BaseModel):
+    """What a retrieve returned: documents ranked best first, and what the system declares.
+
+    Empty means "searched, found none"; a failure raises instead. Never more than k, never
+    padded: the order is the measurement.
+    """
+
+    model_config = FROZEN
+    documents: tuple[Document, ...] = ()
+    """Ranked best first."""
+    declared: dict[str, Any] = Field(default_factory=dict)
+    """Whatever the system wants to state about this call (scores, what it considered)."""
+
+
+class System:
+    """What every kind shares: its name and the optional declarations.
+
+    The declarations return None until a system overrides them; memrank records None as
+    "did not state", never as zero.
+    """
+
+    kind: ClassVar[str] = ""
+    verbs: ClassVar[tuple[str, ...]] = ()
+    can_be_told: ClassVar[bool] = False
+    """Whether the kind has a verb to be told documents with."""
+
+    name: ClassVar[str | None] = None
+    """A short name the system gives itself (its catalog name); results show the class name."""
+    version: ClassVar[str | None] = None
+    """The version of this system as the caller names it."""
+    engine_version: ClassVar[str | None] = None
+    """The version of the engine underneath, when there is one."""
+    transport: ClassVar[str] = "in-process"
+    """How memrank reaches the system: in-process, or http for a running service."""
+
+    def declared_version(self) -> str | None:
+        """The version the running system reports about itself, if it says."""
+        return None
+
+    def usage(self) -> dict[str, float] | None:
+        """What the last call consumed or was billed (tokens, cost), if the system says."""
+        return None
+
+    def engine_timings(self) -> dict[str, float] | None:
+        """Milliseconds only the system can see for the last call (its own stages), if it says."""
+        return None
+
+    def state_fingerprint(self) -> str | None:
+        """A fingerprint of what the system currently holds, if it says; used to observe clearing."""
+        return None
+
+    def components(self) -> dict[str, str]:
+        """The parts this system is composed of (embedder, model, reranker) by name."""
+        return {}
+
+
+class Memory(System):
+    """A memory is told things, asked later for what is relevant, and cleared on request."""
+
+    kind = "memory"
+    verbs = ("prepare", "ingest", "retrieve", "cleanup")
+    can_be_told = True
+
+    @abstractmethod
+    def prepare(self, isolation_unit: str) -> None:
+        """Start a fresh store for one isolation unit (a group, a task, or the whole run)."""
+
+    @abstractmethod
+    def ingest(self, documents: Sequence[Document]) -> None:
+        """Be told these documents."""
+
+    @abstractmethod
+    def retrieve(
+        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
+    ) -> Recall:
+        """Return at most k documents relevant to the query, best first."""
+
+    @abstractmethod
+    def cleanup(self) -> None:
+        """Clear what the current isolation unit was told."""
+
+
+class Model(System):
+    """A model answers a prompt; it has no verb to be told documents with."""
+
+    kind = "model"
+    verbs = ("complete",)
+
+    @abstractmethod
+    def complete(self, prompt: Content) -> str:
+        """Answer the prompt."""
+
+
+class Retriever(System):
+    """A retriever ranks the documents it is handed for a query; it keeps nothing."""
+
+    kind = "retriever"
+    verbs = ("rank",)
+    can_be_told = True
+
+    @abstractmethod
+    def rank(self, query: Content, documents: Sequence[Document], k: int) -> Recall:
+        """Return at most k of the documents, best first."""
+
+
+class Assistant(System):
+    """An assistant answers a prompt given the history it is shown."""
+
+    kind = "assistant"
+    verbs = ("respond",)
+    can_be_told = True
+
+    @abstractmethod
+    def respond(self, prompt: Content, history: Sequence[Document]) -> str:
+        """Answer the prompt in the light of the history."""
