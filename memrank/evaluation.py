@@ -5,6 +5,8 @@ No scoring lives here; scoring lives in measures, which an evaluation only bundl
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
 from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any
@@ -15,7 +17,7 @@ from memrank._types import FROZEN, UTCDateTime
 from memrank.measure import Measure
 from memrank.system import Content, Document
 
-__all__ = ["Clearing", "Evaluation", "Expected", "Task", "Unit"]
+__all__ = ["BundleFile", "Clearing", "DatasetBundle", "Evaluation", "Expected", "Task", "Unit"]
 
 
 class Clearing(StrEnum):
@@ -73,6 +75,28 @@ class Unit(BaseModel):
     documents: tuple[Document, ...]
 
 
+class BundleFile(BaseModel):
+    """One file of an evaluation's material."""
+
+    model_config = FROZEN
+    name: str
+    """The file's name relative to the evaluation's data folder."""
+    sha256: str
+    size: int
+
+
+class DatasetBundle(BaseModel):
+    """What an evaluation's material is, pinned: recorded with every run for provenance."""
+
+    model_config = FROZEN
+    sha256: str
+    """Digest of the material: over its files' names and digests, or of the tasks themselves."""
+    files: tuple[BundleFile, ...] = ()
+    """The files it was read from; empty for an evaluation written in code."""
+    question_counts: dict[str, int]
+    """Tasks per category (``uncategorised`` for tasks without one)."""
+
+
 class Evaluation(BaseModel):
     """Tasks, the measures they are scored by, and a clearing rule, under a name and version."""
 
@@ -89,6 +113,8 @@ class Evaluation(BaseModel):
     """How many documents one retrieve may return."""
     slice: str | None = None
     """Set when this is a subset of a full evaluation (a slice is not a measurement)."""
+    dataset: DatasetBundle | None = None
+    """The pinned material the tasks were read from; derived from the tasks when left out."""
 
     @field_validator("tasks")
     @classmethod
@@ -106,6 +132,15 @@ class Evaluation(BaseModel):
             if not isinstance(measure, Measure):
                 raise ValueError(f"{measure!r} in measures is not a memrank.Measure")
         return self
+
+    def dataset_bundle(self) -> DatasetBundle:
+        """The material's bundle: the given one, or a digest of the tasks as written."""
+        if self.dataset is not None:
+            return self.dataset
+        digest = hashlib.sha256()
+        for task in self.tasks:
+            digest.update(task.model_dump_json().encode())
+        return DatasetBundle(sha256=digest.hexdigest(), question_counts=question_counts(self.tasks))
 
     @property
     def has_documents(self) -> bool:
@@ -125,6 +160,12 @@ class Evaluation(BaseModel):
             grouped.setdefault(task.group or task.id, []).append(task)
         for name, tasks in grouped.items():
             yield Unit(name=name, tasks=tuple(tasks), documents=_distinct(tasks))
+
+
+def question_counts(tasks: tuple[Task, ...]) -> dict[str, int]:
+    """Tasks per category, sorted by category."""
+    counts = Counter(task.category or "uncategorised" for task in tasks)
+    return dict(sorted(counts.items()))
 
 
 def _distinct(tasks: tuple[Task, ...] | list[Task]) -> tuple[Document, ...]:

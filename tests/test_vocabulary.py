@@ -75,3 +75,23 @@ def test_public_names_resolve_and_functions_are_not_shadowed_by_their_modules() 
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_every_evaluation_exposes_its_dataset_bundle() -> None:
+    import hashlib
+
+    from memrank.evaluations.demo import DEMO_DATA
+
+    bundle = memrank.evaluation("demo").dataset_bundle()
+    assert bundle.sha256 == hashlib.sha256(DEMO_DATA.read_bytes()).hexdigest()
+    assert bundle.question_counts == {
+        "abstention": 1,
+        "paraphrase": 1,
+        "single-hop": 2,
+        "temporal": 1,
+    }
+    written = Evaluation(name="e", version="v", tasks=(Task(id="a", prompt="x"),))
+    derived = written.dataset_bundle()
+    assert derived.files == () and derived.question_counts == {"uncategorised": 1}
+    changed = Evaluation(name="e", version="v", tasks=(Task(id="a", prompt="y"),))
+    assert changed.dataset_bundle().sha256 != derived.sha256

@@ -7,12 +7,21 @@ the material at all.
 
 from __future__ import annotations
 
+import hashlib
 from importlib.resources import files
 from typing import Any
 
 import orjson
 
-from memrank.evaluation import Clearing, Evaluation, Expected, Task
+from memrank.evaluation import (
+    BundleFile,
+    Clearing,
+    DatasetBundle,
+    Evaluation,
+    Expected,
+    Task,
+    question_counts,
+)
 from memrank.measures import DemoScore, WordMatch
 from memrank.system import Document
 
@@ -23,7 +32,8 @@ DEMO_DATA = files("memrank.evaluations") / "data" / "demo.json"
 
 def demo() -> Evaluation:
     """The demo evaluation, version memrank-demo@v1+def0."""
-    data: dict[str, Any] = orjson.loads(DEMO_DATA.read_bytes())
+    raw = DEMO_DATA.read_bytes()
+    data: dict[str, Any] = orjson.loads(raw)
     sessions = tuple(
         Document(
             id=s["id"], content=s["content"], user_id=data["user_id"], timestamp=s["timestamp"]
@@ -52,4 +62,11 @@ def demo() -> Evaluation:
         tasks=tasks,
         measures=(DemoScore(), WordMatch()),
         clearing=Clearing.PER_GROUP,
+        dataset=DatasetBundle(
+            sha256=hashlib.sha256(raw).hexdigest(),
+            files=(
+                BundleFile(name="demo.json", sha256=hashlib.sha256(raw).hexdigest(), size=len(raw)),
+            ),
+            question_counts=question_counts(tasks),
+        ),
     )
