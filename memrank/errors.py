@@ -11,7 +11,11 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── DefinitionError             (exit 2)  a system, evaluation or measure that is malformed
     ├── RefusedRun                  (exit 3)  memrank.run refused before touching the system
     ├── MeasureRefused              (exit 3)  a measure reads what the stored run never produced
-    └── ResultFileError             (exit 4)  a saved result that cannot be read back
+    ├── ResultFileError             (exit 4)  a saved result that cannot be read back
+    └── BoardError                  (exit 1)  the board cannot be built or checked as asked
+        ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
+        ├── ArtifactsRefused        (exit 3)  --strict: the verifier refused at least one artifact
+        └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
 is lost; ``RefusedRun`` is what the command line raises when it meets one.
@@ -22,11 +26,15 @@ from __future__ import annotations
 import click
 
 __all__ = [
+    "ArtifactsRefused",
+    "BoardConfigError",
+    "BoardError",
     "DefinitionError",
     "MeasureRefused",
     "MemrankError",
     "RefusedRun",
     "ResultFileError",
+    "SiteOutOfDate",
     "UnknownName",
     "UsageError",
 ]
@@ -70,3 +78,27 @@ class ResultFileError(MemrankError):
     """A saved result file that is missing, malformed or of an unknown schema."""
 
     exit_code = 4
+
+
+class BoardError(MemrankError):
+    """The board cannot be built or checked as asked."""
+
+    exit_code = 1
+
+
+class BoardConfigError(BoardError):
+    """board.toml, the templates or the docs cannot be used as written."""
+
+    exit_code = 2
+
+
+class ArtifactsRefused(BoardError):
+    """``build-site --strict``: the verifier refused at least one artifact."""
+
+    exit_code = 3
+
+
+class SiteOutOfDate(BoardError):
+    """``build-site --check``: the committed site is not what the artifacts build."""
+
+    exit_code = 1

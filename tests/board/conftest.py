@@ -1,0 +1,287 @@
+"""A small Board built by hand, so templates and files can be tested without artifacts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memrank.board import urls
+from memrank.board.config import Column, Direction, Overall
+from memrank.board.model import (
+    Board,
+    Cell,
+    DatasetFacts,
+    Division,
+    Evidence,
+    Flip,
+    PairPage,
+    PairReading,
+    PipelineFacts,
+    Row,
+    RunLink,
+    RunPage,
+    TaskRow,
+    Track,
+    TrustFacts,
+    TrustKey,
+)
+from memrank.measure import Decider, Value
+
+TEMPLATES = Path(__file__).parents[2] / "templates"
+ISSUED = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+
+
+def artifact_id(n: int) -> str:
+    return f"{n:02x}" * 32
+
+
+def run_page(n: int, system: str, version: str | None, evaluation: str = "demo") -> RunPage:
+    aid = artifact_id(n)
+    task_values = tuple(
+        TaskRow(
+            task_id=task,
+            values=(
+                Value(
+                    measure="word-match",
+                    decider=Decider.RULE,
+                    task_id=task,
+                    value=1.0,
+                    why=f"matched in {task}",
+                ),
+            ),
+        )
+        for task in ("q_job", "q_diet")
+    )
+    return RunPage(
+        artifact_id=aid,
+        path=urls.run(aid),
+        track="textual",
+        division=Division.OPEN_SOURCE,
+        evidence=Evidence.REPRODUCIBLE,
+        system=system,
+        system_kind="memory",
+        version=version,
+        transport="in-process",
+        components={"embedder": "none"},
+        evaluation=evaluation,
+        evaluation_version="memrank-demo@v1+def0",
+        task_count=2,
+        clearing="per-group",
+        dataset=DatasetFacts(
+            sha256="ab" * 32,
+            files=(("demo.json", "cd" * 32, 1234),),
+            question_counts={"single-hop": 1, "paraphrase": 1},
+        ),
+        pipeline=PipelineFacts(
+            memrank_version="0.4.0",
+            code_sha256="ef" * 32,
+            install="wheel",
+            git_commit=None,
+            dirty=None,
+        ),
+        environment={"python": "3.11.9", "platform": "linux-x86_64", "cpus": "2"},
+        started_at=ISSUED,
+        finished_at=ISSUED,
+        issued_at=ISSUED,
+        key_id="12" * 32,
+        summary=(
+            Value(measure="word-match.mean", decider=Decider.RULE, value=0.5, why="1 of 2 tasks"),
+        ),
+        values=(
+            Value(
+                measure="failure-rate",
+                decider=Decider.MEMRANK,
+                value=0.0,
+                why="0 of 2 traces carry an error",
+            ),
+        ),
+        task_measures=("word-match",),
+        tasks=task_values,
+        envelope_path=urls.envelope(aid),
+        result_path=urls.result_file(aid),
+        supersedes=None,
+        superseded_by=None,
+        pairs=(),
+    )
+
+
+def link(run: RunPage) -> RunLink:
+    return RunLink(
+        path=run.path,
+        system=run.system,
+        version=run.version,
+        evaluation=run.evaluation,
+        issued_at=run.issued_at,
+    )
+
+
+def cell(run: RunPage, value: float | None, bar: float) -> Cell:
+    why = "could not decide: no task names spans" if value is None else "mean of 2 tasks"
+    return Cell(
+        value=Value(measure="word-match", decider=Decider.RULE, value=value, why=why),
+        bar=bar,
+        run=run.path,
+    )
+
+
+def overall(value: float | None) -> Cell:
+    why = "mean of Demo and LoCoMo" if value is not None else "no accepted run on LoCoMo"
+    return Cell(
+        value=Value(measure="overall-mean", decider=Decider.RULE, value=value, why=why),
+        bar=1.0 if value is not None else 0.0,
+        run=None,
+    )
+
+
+def row(
+    key: str,
+    rank: int | None,
+    run: RunPage,
+    cells: tuple[Cell | None, ...],
+    division: Division = Division.OPEN_SOURCE,
+    evidence: Evidence = Evidence.REPRODUCIBLE,
+) -> Row:
+    combined = None if any(c is None for c in cells) else 0.6
+    return Row(
+        key=key,
+        rank=rank,
+        system=run.system,
+        version=run.version,
+        division=division,
+        evidence=evidence,
+        cells=cells,
+        overall=overall(combined),
+        published=run.issued_at,
+    )
+
+
+def make_board(
+    system_names: tuple[str, str, str] = ("alpha", "beta", "gamma"),
+    why: str = "mean of 2 tasks",
+    doc_html: str = "<p>methodology</p>",
+) -> Board:
+    """Three systems on a textual track with two columns, plus an empty coding track."""
+    from markupsafe import Markup
+
+    from memrank.board.model import DocPage
+
+    a, b, c = (run_page(n, name, f"{n}.0") for n, name in enumerate(system_names, start=1))
+    other = run_page(4, system_names[0], "1.0", evaluation="locomo")
+    columns = (
+        Column(
+            evaluation="demo",
+            version="memrank-demo@v1+def0",
+            title="Demo",
+            measure="word-match",
+            direction=Direction.HIGHER,
+        ),
+        Column(
+            evaluation="locomo",
+            version="locomo@v1",
+            title="LoCoMo",
+            measure="word-match",
+            direction=Direction.HIGHER,
+        ),
+    )
+    demo_a = cell(a, 0.8, 1.0).model_copy(
+        update={"value": Value(measure="word-match", decider=Decider.RULE, value=0.8, why=why)}
+    )
+    rows = (
+        row("a", 1, a, (demo_a, cell(other, 0.4, 1.0))),
+        row(
+            "b",
+            1,
+            b,
+            (cell(b, 0.6, 0.75), None),
+            division=Division.COMMERCIAL,
+            evidence=Evidence.ENDPOINT,
+        ),
+        row("c", 3, c, (cell(c, 0.2, 0.25), None)),
+    )
+    textual = Track(
+        name="textual",
+        title="Textual memory",
+        description="Conversation memory.",
+        path=urls.track("textual"),
+        csv_path=urls.track_data("textual", "csv"),
+        json_path=urls.track_data("textual", "json"),
+        columns=columns,
+        overall=Overall(measure="overall-mean", how="mean"),
+        ranking_column="Demo",
+        rows=rows,
+    )
+    coding = Track(
+        name="coding",
+        title="Coding memory",
+        description="Repository experience.",
+        path=urls.track("coding"),
+        csv_path=urls.track_data("coding", "csv"),
+        json_path=urls.track_data("coding", "json"),
+        columns=(),
+        overall=None,
+        ranking_column=None,
+        rows=(),
+    )
+    pair = PairPage(
+        path=urls.pair("demo", a.artifact_id, b.artifact_id),
+        track="textual",
+        evaluation="demo",
+        evaluation_version="memrank-demo@v1+def0",
+        a=link(a),
+        b=link(b),
+        readings=(
+            PairReading(
+                measure="word-match",
+                kind="binary",
+                tasks=5,
+                mean_a=0.8,
+                mean_b=0.6,
+                gap=-0.2,
+                counts=(3, 1, 1, 0),
+                p_value=1.0,
+                interval=None,
+                flipped=(Flip(task_id="q_job", a=1.0, b=0.0),),
+                caution="too few discordant tasks to characterise the gap",
+            ),
+        ),
+        closing="A gap is a gap.",
+    )
+    return Board(
+        title="memrank board",
+        description="Signed runs of memory systems.",
+        base_url="https://example.org/board/",
+        updated=ISSUED,
+        tracks=(textual, coding),
+        runs=(a, b, c, other),
+        pairs=(pair,),
+        unlisted=(),
+        docs=(
+            DocPage(
+                name="methodology",
+                title="Methodology",
+                path=urls.doc("methodology"),
+                html=Markup(doc_html),
+            ),
+        ),
+        trust=TrustFacts(
+            version=1,
+            expires=datetime(2027, 1, 1, tzinfo=UTC),
+            keys=(
+                TrustKey(
+                    key_id="12" * 32,
+                    roles=("release",),
+                    status="active",
+                    valid_from=ISSUED,
+                    valid_until=None,
+                ),
+            ),
+            tracks={},
+        ),
+    )
+
+
+@pytest.fixture
+def board() -> Board:
+    return make_board()
