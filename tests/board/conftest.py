@@ -1,9 +1,17 @@
-"""A small Board built by hand, so templates and files can be tested without artifacts."""
+"""A small Board built by hand, so templates and files can be tested without artifacts,
+and a real browser to look at the pages with."""
 
 from __future__ import annotations
 
+import functools
+import http.server
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -28,6 +36,9 @@ from memrank.board.model import (
     TrustKey,
 )
 from memrank.measure import Decider, Value
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
 TEMPLATES = Path(__file__).parents[2] / "templates"
 ISSUED = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
@@ -285,3 +296,87 @@ def make_board(
 @pytest.fixture
 def board() -> Board:
     return make_board()
+
+
+# -- a real browser on a loopback server ---------------------------------------------------------
+
+CHROMIUM = Path(os.environ.get("MEMRANK_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a browser that navigates on mid-response closes the connection; that is fine
+
+
+@contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 at a free port; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = _QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    """Headless Chromium from the system (Debian's package; .ci/run installs it)."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), (
+        f"{CHROMIUM} is missing: install Debian's chromium (bash .ci/run does) or set "
+        "MEMRANK_CHROMIUM to a Chromium binary"
+    )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS
+        )
+        yield browser
+        browser.close()
+
+
+class Watched:
+    """A browser page that records console errors, uncaught exceptions and dialogs."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.problems: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"exception: {error}"))
+        page.on("dialog", self._dialog)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type in ("error", "warning"):
+            self.problems.append(f"console {message.type}: {message.text}")
+
+    def _dialog(self, dialog: Dialog) -> None:
+        self.problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
+
+
+@contextmanager
+def browse(chromium: Browser, *, javascript: bool = True) -> Iterator[Watched]:
+    context = chromium.new_context(java_script_enabled=javascript)
+    try:
+        yield Watched(context.new_page())
+    finally:
+        context.close()
