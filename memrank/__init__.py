@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from memrank.measures import FailureRate as FailureRate
     from memrank.measures import Latency as Latency
     from memrank.measures import WordMatch as WordMatch
+    from memrank.paired import Paired as Paired
+    from memrank.paired import paired as paired
     from memrank.result import Result as Result
     from memrank.run import measure as measure
     from memrank.run import run as run
@@ -60,6 +62,8 @@ _HOMES = {
     "FailureRate": "memrank.measures",
     "Latency": "memrank.measures",
     "WordMatch": "memrank.measures",
+    "Paired": "memrank.paired",
+    "paired": "memrank.paired",
     "Result": "memrank.result",
     "measure": "memrank.run",
     "run": "memrank.run",
