@@ -17,7 +17,14 @@ from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measure import Value
 from memrank.result import Result, SystemRecord
-from memrank.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, Bootstrap, McNemar, paired_test
+from memrank.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Bootstrap,
+    McNemar,
+    check_draws,
+    paired_test,
+)
 
 __all__ = ["CAUTION", "CLOSING", "Flip", "LeftOut", "MeasureReading", "Paired", "paired"]
 
@@ -113,6 +120,7 @@ def paired(
     the cluster bootstrap of continuous measures (the same seed gives the same interval).
     """
     _check_pairable(a, b)
+    check_draws(resamples, seed)
     values_a, values_b = _task_values(a, "A"), _task_values(b, "B")
     tasks_a, tasks_b = _task_ids(a), _task_ids(b)
     shared = [task for task in tasks_a if task in tasks_b]
@@ -221,9 +229,7 @@ def _read(
         )
     a = np.array([held_a[task].value for task in tasks], dtype=float)
     b = np.array([held_b[task].value for task in tasks], dtype=float)
-    test = paired_test(
-        a, b, [clusters.get(task) for task in tasks], resamples=resamples, seed=seed
-    )
+    test = paired_test(a, b, [clusters.get(task) for task in tasks], resamples=resamples, seed=seed)
     differ = np.flatnonzero(a != b)
     mean_a, mean_b = float(a.mean()), float(b.mean())
     return MeasureReading(
@@ -298,8 +304,7 @@ def _measure_lines(r: MeasureReading) -> list[str]:
         lines.append(_interval_line(r.bootstrap))
     shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
     lines += [
-        f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}"
-        for f in r.flipped
+        f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}" for f in r.flipped
     ]
     lines += [f"  left out: {left.task_id}  {left.why}" for left in r.left_out]
     if r.caution:

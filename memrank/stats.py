@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_SEED",
     "MIN_RESAMPLES",
     "Bootstrap",
+    "check_draws",
     "McNemar",
     "cluster_bootstrap",
     "is_binary",
@@ -139,7 +140,7 @@ def cluster_bootstrap(
     means. Tasks of one group share state, so their differences move together; resampling them
     one by one would pretend they are independent and make the interval too narrow.
     """
-    _check_draws(resamples, seed)
+    check_draws(resamples, seed)
     values = np.asarray(differences, dtype=float)
     if values.ndim != 1 or len(values) != len(clusters) or len(values) == 0:
         raise UsageError(
@@ -198,7 +199,7 @@ def tie_aware_ranks(
     of rows is compared on the tasks both valued, with ``paired_test``. Rows no test separates
     share a rank, and a row with no task in common with another is not compared with it.
     """
-    _check_draws(resamples, seed)
+    check_draws(resamples, seed)
     groups = clusters or {}
     above = [0] * len(rows)
     for i, j in combinations(range(len(rows)), 2):
@@ -217,7 +218,8 @@ def tie_aware_ranks(
     return [1 + count for count in above]
 
 
-def _check_draws(resamples: int, seed: int) -> None:
+def check_draws(resamples: int, seed: int) -> None:
+    """Refuse too few resamples for a 95% percentile interval, or a negative seed."""
     if resamples < MIN_RESAMPLES:
         raise UsageError(
             f"resamples={resamples}: a 95% percentile interval needs at least "
