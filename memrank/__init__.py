@@ -1,7 +1,8 @@
 """memrank: an instrument for memory systems.
 
 Seven words: system, evaluation, task, trace, measure, run, result. ``memrank.run(system,
-evaluation)`` is the entry point; ``memrank.measure`` applies a measure to stored traces.
+evaluation)`` is the entry point; ``memrank.measure`` applies a measure to stored traces and
+``memrank.paired`` reads two results of one evaluation side by side.
 
 Names are imported on first use (PEP 562), so ``import memrank`` stays cheap for the command
 line and for tools that only need the version; ``from memrank import Memory`` loads what it needs.
