@@ -69,7 +69,8 @@ class MeasureRefused(MemrankError):
 
 
 class PairingRefused(MemrankError):
-    """memrank.paired refused two results: not the same evaluation and version, or refused runs."""
+    """memrank.paired refused two results: not one evaluation at one version, a refused run, or
+    two values of one measure for one task."""
 
     exit_code = 3
 
