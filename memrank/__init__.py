@@ -1,7 +1,8 @@
 """memrank: an instrument for memory systems.
 
 Seven words: system, evaluation, task, trace, measure, run, result. ``memrank.run(system,
-evaluation)`` is the entry point; ``memrank.measure`` applies a measure to stored traces.
+evaluation)`` is the entry point; ``memrank.measure`` applies a measure to stored traces and
+``memrank.paired`` reads two results of one evaluation side by side.
 
 Names are imported on first use (PEP 562), so ``import memrank`` stays cheap for the command
 line and for tools that only need the version; ``from memrank import Memory`` loads what it needs.
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from memrank.measures import FailureRate as FailureRate
     from memrank.measures import Latency as Latency
     from memrank.measures import WordMatch as WordMatch
+    from memrank.paired import Paired as Paired
+    from memrank.paired import paired as paired
     from memrank.result import Result as Result
     from memrank.run import measure as measure
     from memrank.run import run as run
@@ -60,6 +63,8 @@ _HOMES = {
     "FailureRate": "memrank.measures",
     "Latency": "memrank.measures",
     "WordMatch": "memrank.measures",
+    "Paired": "memrank.paired",
+    "paired": "memrank.paired",
     "Result": "memrank.result",
     "measure": "memrank.run",
     "run": "memrank.run",

@@ -11,6 +11,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── DefinitionError             (exit 2)  a system, evaluation or measure that is malformed
     ├── RefusedRun                  (exit 3)  memrank.run refused before touching the system
     ├── MeasureRefused              (exit 3)  a measure reads what the stored run never produced
+    ├── PairingRefused              (exit 3)  two results that cannot be read side by side
     ├── ResultFileError             (exit 4)  a saved result that cannot be read back
     └── BoardError                  (exit 1)  the board cannot be built or checked as asked
         ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
@@ -32,6 +33,7 @@ __all__ = [
     "DefinitionError",
     "MeasureRefused",
     "MemrankError",
+    "PairingRefused",
     "RefusedRun",
     "ResultFileError",
     "SiteOutOfDate",
@@ -70,6 +72,13 @@ class RefusedRun(MemrankError):
 
 class MeasureRefused(MemrankError):
     """A measure reads a trace field or value name that the run never produced."""
+
+    exit_code = 3
+
+
+class PairingRefused(MemrankError):
+    """memrank.paired refused two results: not one evaluation at one version, a refused run, or
+    two values of one measure for one task."""
 
     exit_code = 3
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memrank.cli.catalog import catalog_command
+from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
 
 __all__ = ["main"]
@@ -18,3 +19,4 @@ def main() -> None:
 
 main.add_command(run_command)
 main.add_command(catalog_command)
+main.add_command(pair_command)

@@ -1,0 +1,335 @@
+"""memrank.paired(a, b): two results of one evaluation read side by side, task by task.
+
+A lens above the run, not an eighth word: it reads two results and returns a ``Paired``, which
+is not a result. It reports means, the gap (B minus A), the tasks whose value flipped, and how
+often chance alone splits the tasks that unevenly. It never says "better": the closing line is
+part of the reading itself, so the caveat travels with the numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+import numpy as np
+from pydantic import BaseModel
+
+from memrank._types import FROZEN
+from memrank.errors import PairingRefused, UsageError
+from memrank.measure import Value
+from memrank.result import Result, SystemRecord
+from memrank.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Bootstrap,
+    McNemar,
+    check_draws,
+    paired_test,
+)
+
+__all__ = ["CAUTION", "CLOSING", "Flip", "LeftOut", "MeasureReading", "Paired", "paired"]
+
+Closing = Literal[
+    "A gap is a gap. Nothing above says which system is better; that depends on what\n"
+    "you are buying, and these numbers do not know what that is."
+]
+CLOSING: Closing = get_args(Closing)[0]
+"""The fixed last line of every reading."""
+CAUTION = "too few discordant tasks to characterise the gap"
+FEW_DISCORDANT = 10
+"""Below this many differing tasks the reading says so instead of characterising the gap."""
+
+
+class Flip(BaseModel):
+    """A paired task whose value differs between the two results."""
+
+    model_config = FROZEN
+    task_id: str
+    was: float
+    """A's value."""
+    now: float
+    """B's value."""
+
+
+class LeftOut(BaseModel):
+    """A task both results ran that could not be paired on one measure."""
+
+    model_config = FROZEN
+    task_id: str
+    why: str
+    """Which side had no number, and that side's reason."""
+
+
+class MeasureReading(BaseModel):
+    """One task-scope measure read side by side over the tasks both results valued."""
+
+    model_config = FROZEN
+    measure: str
+    kind: Literal["binary", "continuous"] | None
+    """binary when every paired value is 0 or 1; None when no task could be paired."""
+    paired: int
+    """Tasks valued by both results."""
+    mean_a: float | None
+    """A's mean over the paired tasks; None when none paired."""
+    mean_b: float | None
+    gap: float | None
+    """mean B minus mean A: a gap, not a verdict."""
+    discordant: int
+    """Paired tasks whose values differ."""
+    mcnemar: McNemar | None = None
+    """The 2x2 counts and McNemar's exact p, for a binary measure."""
+    bootstrap: Bootstrap | None = None
+    """The cluster-bootstrap interval of the gap, for a continuous measure."""
+    flipped: tuple[Flip, ...] = ()
+    """Every paired task whose value differs, in A's task order."""
+    left_out: tuple[LeftOut, ...] = ()
+    """Tasks both ran whose value is None (or missing) on a side, so not paired."""
+    caution: str | None = None
+    """Set when fewer than 10 paired tasks differ."""
+
+
+class Paired(BaseModel):
+    """Two results of one evaluation read side by side; ``str()`` lays the reading out."""
+
+    model_config = FROZEN
+    evaluation: str
+    version: str
+    a: SystemRecord
+    b: SystemRecord
+    measures: tuple[MeasureReading, ...]
+    """One reading per task-scope measure both results carry, in A's order."""
+    tasks_only_in_a: tuple[str, ...] = ()
+    """Tasks A ran and B did not; never paired."""
+    tasks_only_in_b: tuple[str, ...] = ()
+    measures_only_in_a: tuple[str, ...] = ()
+    """Task-scope measures only A carries; never paired."""
+    measures_only_in_b: tuple[str, ...] = ()
+    notice: Closing = CLOSING
+    """The closing line, carried with the numbers wherever they go."""
+
+    def __str__(self) -> str:
+        return _layout(self)
+
+
+def paired(
+    a: Result, b: Result, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> Paired:
+    """Read results ``a`` and ``b`` of the same evaluation side by side, task by task.
+
+    Refused (``PairingRefused``) unless both are of the same evaluation at the same version
+    and neither run was refused. Only task-scope values pair; ``resamples`` and ``seed`` drive
+    the cluster bootstrap of continuous measures (the same seed gives the same interval).
+    """
+    _check_pairable(a, b)
+    check_draws(resamples, seed)
+    values_a, values_b = _task_values(a, "A"), _task_values(b, "B")
+    tasks_a, tasks_b = _task_ids(a), _task_ids(b)
+    shared = [task for task in tasks_a if task in tasks_b]
+    clusters = {**_groups(b), **_groups(a)}
+    readings = []
+    for measure, held_a in values_a.items():
+        if measure in values_b:
+            held_b = values_b[measure]
+            # A task neither side valued is not this measure's business (its scope skips it).
+            candidates = [task for task in shared if task in held_a or task in held_b]
+            readings.append(
+                _read(measure, candidates, held_a, held_b, clusters, resamples=resamples, seed=seed)
+            )
+    return Paired(
+        evaluation=a.evaluation.name,
+        version=a.evaluation.version,
+        a=a.system,
+        b=b.system,
+        measures=tuple(readings),
+        tasks_only_in_a=tuple(task for task in tasks_a if task not in tasks_b),
+        tasks_only_in_b=tuple(task for task in tasks_b if task not in tasks_a),
+        measures_only_in_a=tuple(m for m in values_a if m not in values_b),
+        measures_only_in_b=tuple(m for m in values_b if m not in values_a),
+    )
+
+
+def _check_pairable(a: Result, b: Result) -> None:
+    for side, result in (("A", a), ("B", b)):
+        if not isinstance(result, Result):
+            raise UsageError(
+                f"memrank.paired reads two Results; {side} is a {type(result).__name__} "
+                "(load a saved one with Result.load)"
+            )
+        if result.refusal is not None:
+            raise PairingRefused(
+                f"result {side} ({result.system.name} on {result.evaluation.name}) was refused "
+                f"({result.refusal}); a refused run has no values to pair"
+            )
+    if a.evaluation.name != b.evaluation.name:
+        raise PairingRefused(
+            f"result A is of evaluation {a.evaluation.name!r} and result B of "
+            f"{b.evaluation.name!r}; a paired reading needs two results of the same evaluation"
+        )
+    if a.evaluation.version != b.evaluation.version:
+        raise PairingRefused(
+            f"result A is of {a.evaluation.name} at {a.evaluation.version!r} and result B at "
+            f"{b.evaluation.version!r}; tasks of two versions are not the same tasks, so run "
+            "both at one version"
+        )
+
+
+def _task_values(result: Result, side: str) -> dict[str, dict[str, Value]]:
+    """measure -> task id -> value, for task-scope values only."""
+    by_measure: dict[str, dict[str, Value]] = {}
+    for value in result.values:
+        if value.task_id is None:
+            continue
+        held = by_measure.setdefault(value.measure, {})
+        if value.task_id in held:
+            raise PairingRefused(
+                f"result {side} holds more than one {value.measure!r} value for task "
+                f"{value.task_id!r}; a paired reading pairs one value per task and measure"
+            )
+        held[value.task_id] = value
+    return by_measure
+
+
+def _task_ids(result: Result) -> dict[str, None]:
+    """The tasks a result ran, in order (a dict: ordered, with fast membership)."""
+    return dict.fromkeys(trace.task.id for trace in result.traces)
+
+
+def _groups(result: Result) -> dict[str, str | None]:
+    return {trace.task.id: trace.task.group for trace in result.traces}
+
+
+def _read(
+    measure: str,
+    candidates: list[str],
+    held_a: dict[str, Value],
+    held_b: dict[str, Value],
+    clusters: dict[str, str | None],
+    *,
+    resamples: int,
+    seed: int,
+) -> MeasureReading:
+    tasks: list[str] = []
+    left_out: list[LeftOut] = []
+    for task in candidates:
+        why = _why_unpaired(held_a.get(task), held_b.get(task))
+        if why is None:
+            tasks.append(task)
+        else:
+            left_out.append(LeftOut(task_id=task, why=why))
+    if not tasks:
+        return MeasureReading(
+            measure=measure,
+            kind=None,
+            paired=0,
+            mean_a=None,
+            mean_b=None,
+            gap=None,
+            discordant=0,
+            left_out=tuple(left_out),
+            caution=CAUTION,
+        )
+    a = np.array([held_a[task].value for task in tasks], dtype=float)
+    b = np.array([held_b[task].value for task in tasks], dtype=float)
+    test = paired_test(a, b, [clusters.get(task) for task in tasks], resamples=resamples, seed=seed)
+    differ = np.flatnonzero(a != b)
+    mean_a, mean_b = float(a.mean()), float(b.mean())
+    return MeasureReading(
+        measure=measure,
+        kind="binary" if isinstance(test, McNemar) else "continuous",
+        paired=len(tasks),
+        mean_a=mean_a,
+        mean_b=mean_b,
+        gap=mean_b - mean_a,
+        discordant=len(differ),
+        mcnemar=test if isinstance(test, McNemar) else None,
+        bootstrap=test if isinstance(test, Bootstrap) else None,
+        flipped=tuple(Flip(task_id=tasks[i], was=a[i], now=b[i]) for i in differ),
+        left_out=tuple(left_out),
+        caution=CAUTION if len(differ) < FEW_DISCORDANT else None,
+    )
+
+
+def _why_unpaired(a: Value | None, b: Value | None) -> str | None:
+    reasons = [
+        f"{side} has no value" if value is None else f"{side} None: {value.why}"
+        for side, value in (("A", a), ("B", b))
+        if value is None or value.value is None
+    ]
+    return "; ".join(reasons) or None
+
+
+# -- the printed layout ----------------------------------------------------------------------
+
+
+def _layout(reading: Paired) -> str:
+    lines = [
+        f"{reading.evaluation} at {reading.version}",
+        f"  A = {reading.a.name}    B = {reading.b.name}",
+    ]
+    for label, names in (
+        ("tasks only in A", reading.tasks_only_in_a),
+        ("tasks only in B", reading.tasks_only_in_b),
+        ("measures only in A", reading.measures_only_in_a),
+        ("measures only in B", reading.measures_only_in_b),
+    ):
+        if names:
+            lines.append(f"  {label}: {len(names)} ({_some(names)}), not paired")
+    if not reading.measures:
+        lines += ["", "no task-scope measure is carried by both results; nothing to pair"]
+    for measure in reading.measures:
+        lines += ["", *_measure_lines(measure)]
+    lines += ["", reading.notice]
+    return "\n".join(lines)
+
+
+def _measure_lines(r: MeasureReading) -> list[str]:
+    if r.kind is None:
+        lines = [
+            f"{r.measure} (0 paired task(s))",
+            "  nothing to compare: every task both ran was left out",
+        ]
+    else:
+        counted = "discordant" if r.mcnemar is not None else "differ"
+        lines = [
+            f"{r.measure} ({r.kind}, {r.paired} paired task(s))",
+            f"  mean A {r.mean_a:.3f}   mean B {r.mean_b:.3f}   gap {_signed(r.gap)}   "
+            f"{r.discordant} {counted}",
+        ]
+    if r.mcnemar is not None:
+        m = r.mcnemar
+        lines.append(
+            f"  both {m.both}  neither {m.neither}  only A {m.only_a}  only B {m.only_b}  "
+            f"McNemar exact p = {m.p:.3g}"
+        )
+    if r.bootstrap is not None:
+        lines.append(_interval_line(r.bootstrap))
+    shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
+    lines += [
+        f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}" for f in r.flipped
+    ]
+    lines += [f"  left out: {left.task_id}  {left.why}" for left in r.left_out]
+    if r.caution:
+        lines.append(f"  caution: {r.caution}")
+    return lines
+
+
+def _interval_line(bootstrap: Bootstrap) -> str:
+    if bootstrap.low is None or bootstrap.high is None:
+        return (
+            "  95% interval of the gap: none -- every paired task is in one cluster, "
+            "so resampling whole clusters has nothing to vary"
+        )
+    return (
+        f"  95% interval of the gap [{_signed(bootstrap.low)}, {_signed(bootstrap.high)}]  "
+        f"percentile, {bootstrap.resamples} resamples of {bootstrap.clusters} clusters, "
+        f"seed {bootstrap.seed}"
+    )
+
+
+def _signed(number: float | None) -> str:
+    # a gap is signed: the sign says which way it runs (B minus A), never which is better
+    return f"{number:+.3f}" if number is not None else "None"
+
+
+def _some(names: tuple[str, ...], shown: int = 5) -> str:
+    more = f", and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

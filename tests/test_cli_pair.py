@@ -1,0 +1,51 @@
+"""memrank pair: the paired reading of two saved results, from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import memrank
+from memrank import stats
+from memrank.cli import main
+from memrank.cli.pair import RESAMPLES, SEED
+
+
+def _saved(tmp_path: Path, system: str, evaluation: memrank.Evaluation) -> Path:
+    return memrank.run(memrank.system(system), evaluation).save(tmp_path / f"{system}.json")
+
+
+def test_pair_prints_the_reading_of_two_saved_results(tmp_path: Path) -> None:
+    demo = memrank.evaluation("demo")
+    a, b = _saved(tmp_path, "word-overlap", demo), _saved(tmp_path, "no-context", demo)
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(b), "--seed", "4"])
+    assert outcome.exit_code == 0, outcome.output
+    expected = memrank.paired(memrank.Result.load(a), memrank.Result.load(b), seed=4)
+    assert outcome.output == str(expected) + "\n"
+    assert "McNemar exact p = 0.25" in outcome.output
+
+
+def test_pair_refuses_two_evaluations_naming_both_files(tmp_path: Path) -> None:
+    demo = memrank.evaluation("demo")
+    a = _saved(tmp_path, "word-overlap", demo)
+    b = _saved(tmp_path, "no-context", demo.model_copy(update={"version": "memrank-demo@v2"}))
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(b)])
+    assert outcome.exit_code == 3
+    assert f"{a} (A) and {b} (B): result A is of demo at" in outcome.output
+
+
+def test_pair_exits_4_on_an_unreadable_file(tmp_path: Path) -> None:
+    a = _saved(tmp_path, "word-overlap", memrank.evaluation("demo"))
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(tmp_path / "absent.json")])
+    assert outcome.exit_code == 4 and "absent.json: cannot read the result file" in outcome.output
+
+
+def test_pair_refuses_too_few_resamples(tmp_path: Path) -> None:
+    a = _saved(tmp_path, "word-overlap", memrank.evaluation("demo"))
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(a), "--resamples", "50"])
+    assert outcome.exit_code == 2 and "resamples=50" in outcome.output
+
+
+def test_the_command_line_defaults_are_memrank_paired_defaults() -> None:
+    assert (RESAMPLES, SEED) == (stats.DEFAULT_RESAMPLES, stats.DEFAULT_SEED)
