@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 from memrank._types import UTCDateTime
 from memrank.board.config import Column, Overall
 from memrank.measure import Value
+from memrank.paired import Paired
 
 __all__ = [
     "Board",
@@ -23,9 +24,7 @@ __all__ = [
     "DocPage",
     "Division",
     "Evidence",
-    "Flip",
     "PairPage",
-    "PairReading",
     "PipelineFacts",
     "Refusal",
     "Row",
@@ -195,49 +194,16 @@ class RunPage(BaseModel):
     """Pair pages with every other run of the same evaluation and version."""
 
 
-class Flip(BaseModel):
-    """A task whose value differs between the two runs."""
-
-    model_config = _FROZEN
-    task_id: str
-    a: float | None
-    b: float | None
-
-
-class PairReading(BaseModel):
-    """The paired reading of one measure over the tasks both runs share."""
-
-    model_config = _FROZEN
-    measure: str
-    kind: str
-    """binary (McNemar's exact test) or continuous (a paired bootstrap interval)."""
-    tasks: int
-    mean_a: float | None
-    mean_b: float | None
-    gap: float | None
-    """mean B - mean A."""
-    counts: tuple[int, int, int, int] | None
-    """Binary only: both, neither, only A, only B."""
-    p_value: float | None
-    interval: tuple[float, float] | None
-    """Continuous only: the bootstrap interval of the gap."""
-    flipped: tuple[Flip, ...]
-    caution: str | None
-
-
 class PairPage(BaseModel):
     """Two runs of the same evaluation and version, read side by side."""
 
     model_config = _FROZEN
     path: str
     track: str
-    evaluation: str
-    evaluation_version: str
     a: RunLink
     b: RunLink
-    readings: tuple[PairReading, ...]
-    closing: str
-    """The line the reading itself ends with; the page repeats it verbatim."""
+    reading: Paired
+    """``memrank.paired`` of the two result files, closing line included."""
 
 
 class DocPage(BaseModel):

@@ -105,6 +105,11 @@ def _number(value: float | None) -> str:
     return "none" if value is None else f"{value:.3f}"
 
 
+def _signed(value: float | None) -> str:
+    """A gap with its sign: the sign says which way it runs (B minus A), never which is better."""
+    return "none" if value is None else f"{value:+.3f}"
+
+
 def _day(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d")
 
@@ -128,6 +133,7 @@ def _label(name: str) -> str:
 
 FILTERS: dict[str, Callable[..., str]] = {
     "number": _number,
+    "signed": _signed,
     "day": _day,
     "moment": _moment,
     "iso": _iso,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+import memrank
 from memrank.board import urls
 from memrank.board.config import Column, Direction, Overall
 from memrank.board.model import (
@@ -23,9 +24,7 @@ from memrank.board.model import (
     DatasetFacts,
     Division,
     Evidence,
-    Flip,
     PairPage,
-    PairReading,
     PipelineFacts,
     Row,
     RunLink,
@@ -36,6 +35,7 @@ from memrank.board.model import (
     TrustKey,
 )
 from memrank.measure import Decider, Value
+from memrank.paired import Paired
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
@@ -168,6 +168,16 @@ def row(
     )
 
 
+@functools.cache
+def demo_reading() -> Paired:
+    """A real paired reading: word-overlap against the no-context control on demo."""
+    evaluation = memrank.evaluation("demo")
+    return memrank.paired(
+        memrank.run(memrank.system("word-overlap"), evaluation),
+        memrank.run(memrank.system("no-context"), evaluation),
+    )
+
+
 def make_board(
     system_names: tuple[str, str, str] = ("alpha", "beta", "gamma"),
     why: str = "mean of 2 tasks",
@@ -238,26 +248,9 @@ def make_board(
     pair = PairPage(
         path=urls.pair("demo", a.artifact_id, b.artifact_id),
         track="textual",
-        evaluation="demo",
-        evaluation_version="memrank-demo@v1+def0",
         a=link(a),
         b=link(b),
-        readings=(
-            PairReading(
-                measure="word-match",
-                kind="binary",
-                tasks=5,
-                mean_a=0.8,
-                mean_b=0.6,
-                gap=-0.2,
-                counts=(3, 1, 1, 0),
-                p_value=1.0,
-                interval=None,
-                flipped=(Flip(task_id="q_job", a=1.0, b=0.0),),
-                caution="too few discordant tasks to characterise the gap",
-            ),
-        ),
-        closing="A gap is a gap.",
+        reading=demo_reading(),
     )
     return Board(
         title="memrank board",
