@@ -4,7 +4,6 @@ out a handle per unit (``Memory.for_unit``), always reporting outcomes in unit o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from memrank.evaluation import Unit
@@ -34,6 +33,8 @@ def drive_units(
     """
     if concurrency == 1 or len(units) < 2 or not serves_units_at_once(memory):
         return [run_unit(unit) for unit in units]
+    from concurrent.futures import ThreadPoolExecutor  # only runs that go concurrent pay for it
+
     with ThreadPoolExecutor(
         max_workers=min(concurrency, len(units)), thread_name_prefix="memrank-unit"
     ) as pool:

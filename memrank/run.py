@@ -7,7 +7,7 @@ with the step it broke at and the run goes on. memrank times every call at its o
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
@@ -196,7 +196,7 @@ def _drive(
         )
     observations: list[bool | None] = []
     problems: list[str] = []
-    run_id = f"run_{secrets.token_hex(6)}"  # fresh per run: a service without delete needs it
+    run_id = f"run_{os.urandom(6).hex()}"  # fresh per run: a service without delete needs it
     run_unit = partial(_run_unit, system, run_id=run_id, evaluation=evaluation.name, k=evaluation.k)
     for unit_traces, observed, problem in drive_units(system, units, run_unit, concurrency):
         traces.extend(unit_traces)

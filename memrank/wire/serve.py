@@ -104,8 +104,8 @@ def serving(service: ContractService, host: str = "127.0.0.1", port: int = 0) ->
 
     For testing a client against a real server in the same process.
     """
-    sock = listen(host, port)
     server = _server(service)
+    sock = listen(host, port)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
