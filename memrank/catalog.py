@@ -45,8 +45,8 @@ SYSTEMS: tuple[Entry, ...] = (
         "aml",
         "memrank.systems.http.aml:AmlMemory",
         "memory; a running service speaking the Agent Memory Leaderboard Add/Search contract",
-        "network: AML_BASE_URL (or AML_ADD_URL and AML_SEARCH_URL); AML_API_KEY if it "
-        "authenticates",
+        "network: AML_BASE_URL (or AML_ADD_URL and AML_SEARCH_URL); AML_API_KEY and "
+        "AML_AUTH (Token, Bearer, X-Api-Key) if it authenticates",
     ),
 )
 

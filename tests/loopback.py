@@ -71,6 +71,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Loopback(ThreadingHTTPServer):
+    # Leaving the context waits for every handler (stalled ones included), so nothing of a
+    # test outlives it; clients must close their pooled connections inside the context.
+    daemon_threads = False
     block_on_close = True
 
     def __init__(self) -> None:

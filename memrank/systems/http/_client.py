@@ -9,6 +9,7 @@ is capped and has the secret cut out.
 from __future__ import annotations
 
 import email.utils
+import hmac
 import os
 import time
 import weakref
@@ -74,8 +75,6 @@ class Auth:
 
     def accepts(self, headers: Mapping[str, str]) -> bool:
         """Whether request headers (looked up by lower-case name) carry this secret."""
-        import hmac
-
         ((name, expected),) = self.headers().items()
         given = headers.get(name.lower(), "")
         return hmac.compare_digest(given.encode(), expected.encode())

@@ -24,7 +24,8 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from memrank.errors import ContractError, DefinitionError, UsageError
-from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.system import Content, Document, Memory, Recall
+from memrank.systems.http._chunks import Chunk, chunks
 from memrank.systems.http._client import Auth, HttpClient, Reply, RetryPolicy, checked_url
 from memrank.wire.schema import (
     AddRequest,
@@ -37,14 +38,14 @@ from memrank.wire.schema import (
     unix_ms,
 )
 
-__all__ = ["ADD_RETRIES", "SEARCH_RETRIES", "AmlEndpoints", "AmlMemory", "Chunk", "chunks"]
+__all__ = ["ADD_RETRIES", "SEARCH_RETRIES", "AmlEndpoints", "AmlMemory"]
 
 ADD_RETRIES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 524})
 """Add statuses the contract retries (with timeouts and transport failures)."""
 SEARCH_RETRIES = frozenset({408, 425, 429, 500, 502, 503, 504})
 """Search statuses the contract retries (with timeouts and transport failures)."""
-MAX_MESSAGES, MAX_WORDS = 20, 2000
 Parsed = TypeVar("Parsed", bound=BaseModel)
+Number = TypeVar("Number", int, float)
 CLEARED_BY = "a fresh user_id per isolation unit; the contract has no delete"
 
 
@@ -83,41 +84,6 @@ class AmlEndpoints:
         return cls(add, checked_url(search, "Search URL"), checked_url(health, "health URL"))
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """One Add's worth of one source session."""
-
-    session: str
-    documents: tuple[Document, ...]
-
-
-def chunks(documents: Sequence[Document]) -> list[Chunk]:
-    """The documents grouped by source session (``metadata["session_id"]``, else each document
-    is its own session) in order of first appearance, each session cut in order into chunks
-    of at most 20 messages or 2,000 whitespace-counted words. A single message longer than
-    2,000 words is sent whole, alone in its chunk: splitting it would change what was said."""
-    sessions: dict[str, list[Document]] = {}
-    for document in documents:
-        sessions.setdefault(_session_of(document), []).append(document)
-    cut: list[Chunk] = []
-    for session, members in sessions.items():
-        current: list[Document] = []
-        words = 0
-        for document in members:
-            count = len(text_of(document.content).split())
-            if current and (len(current) == MAX_MESSAGES or words + count > MAX_WORDS):
-                cut.append(Chunk(session, tuple(current)))
-                current, words = [], 0
-            current.append(document)
-            words += count
-        cut.append(Chunk(session, tuple(current)))
-    return cut
-
-
-def _session_of(document: Document) -> str:
-    return str(document.metadata.get("session_id", document.id))
-
-
 def _content_key(content: Content) -> str:
     """Content compared exactly: the string itself, or its parts as JSON."""
     if isinstance(content, str):
@@ -125,8 +91,8 @@ def _content_key(content: Content) -> str:
     return orjson.dumps([part.model_dump(mode="json") for part in content]).decode()
 
 
-def _number(value: Any, name: str, kind: type[int] | type[float]) -> Any:
-    """An option that may arrive as text from the command line, as the number it names."""
+def _number(value: Any, name: str, kind: type[Number]) -> Number:
+    """An option that may arrive as text from the command line, as the positive number it names."""
     try:
         number = kind(value)
     except (TypeError, ValueError):
@@ -175,10 +141,12 @@ class AmlMemory(Memory):
 
     Give ``base_url`` (``<base>/add``, ``<base>/search``, ``<base>/health``) or ``add_url``
     and ``search_url``; left out, they are read from ``AML_BASE_URL`` or ``AML_ADD_URL`` and
-    ``AML_SEARCH_URL``. ``api_key`` (else ``AML_API_KEY``) is sent with ``auth`` (``Token``,
-    ``Bearer`` or ``X-Api-Key``; ``none`` sends no key). ``timeout`` is seconds per request
-    (the contract allows 30 minutes), ``attempts`` the attempts per call in all, and
-    ``backoff`` the seconds before the first retry, doubling after.
+    ``AML_SEARCH_URL``. ``api_key`` (else ``AML_API_KEY``) is sent with ``auth`` (else
+    ``AML_AUTH``, else ``Bearer``): ``Token``, ``Bearer`` or ``X-Api-Key``, or ``none`` to send
+    no key. ``timeout`` is seconds per request (the contract allows 30 minutes), ``attempts``
+    the attempts per call in all, and ``backoff`` the seconds before the first retry, doubling
+    after. ``memrank.run`` drives each unit on its own handle (``for_unit``); driven directly,
+    the units live under ``eval:run_<random>:direct``.
     """
 
     name = "aml"
@@ -191,7 +159,7 @@ class AmlMemory(Memory):
         add_url: str | None = None,
         search_url: str | None = None,
         health_url: str | None = None,
-        auth: str = "Bearer",
+        auth: str | None = None,
         api_key: str | None = None,
         timeout: float = 1800.0,
         attempts: int = 4,
@@ -205,7 +173,8 @@ class AmlMemory(Memory):
             base_url, add_url=add_url, search_url=search_url, health_url=health_url
         )
         key = api_key if api_key is not None else os.environ.get("AML_API_KEY", "")
-        credentials = Auth.named(auth, key) if key and auth.lower() != "none" else None
+        scheme = auth or os.environ.get("AML_AUTH") or "Bearer"
+        credentials = Auth.named(scheme, key) if key and scheme.lower() != "none" else None
         client = HttpClient(credentials, timeout=_number(timeout, "timeout", float))
         policy = RetryPolicy(
             ADD_RETRIES,
@@ -263,6 +232,7 @@ class AmlMemory(Memory):
         query_timestamp: datetime | None = None,
         options: Sequence[str] | None = None,
     ) -> Recall:
+        """Search under the unit's user_id (``user_id`` names the unit, as memrank passes it)."""
         started = time.perf_counter()
         request = _built(
             SearchRequest,

@@ -15,8 +15,9 @@ from memrank import Document, Evaluation, Expected, Task
 from memrank.errors import UsageError
 from memrank.systems import WordOverlap
 from memrank.systems.http import AmlMemory
+from memrank.systems.http._chunks import chunks
 from memrank.systems.http._client import Auth
-from memrank.systems.http.aml import AmlEndpoints, chunks
+from memrank.systems.http.aml import AmlEndpoints
 from memrank.trace import Step
 from memrank.wire._service import Answer, ContractService
 from memrank.wire.schema import AddRequest, SearchRequest
@@ -311,7 +312,8 @@ def test_endpoints_and_key_come_from_the_environment(monkeypatch: pytest.MonkeyP
         monkeypatch.setenv("AML_ADD_URL", f"{url}/add")
         monkeypatch.setenv("AML_SEARCH_URL", f"{url}/search")
         monkeypatch.setenv("AML_API_KEY", "k-123")
-        memory = AmlMemory(auth="X-Api-Key", timeout=10)
+        monkeypatch.setenv("AML_AUTH", "X-Api-Key")
+        memory = AmlMemory(timeout=10)
         assert memory.endpoints == AmlEndpoints(f"{url}/add", f"{url}/search", f"{url}/health")
         good = memrank.run(memory, _one_task())
         wrong = AmlMemory(url, auth="X-Api-Key", api_key="not-it", timeout=10)

@@ -26,7 +26,7 @@ def test_each_scheme_sends_its_header(scheme: str, header: str, value: str) -> N
     with Scripted(ping=[Canned(200)]) as server:
         client.post(f"{server.url}/ping", b"{}", FAST, what="ping")
         client.get(f"{server.url}/ping", FAST, what="health", authenticated=False)
-    client.close()
+        client.close()
     sent, health = server.log
     assert sent.headers[header] == value
     assert header not in health.headers  # health is an unauthenticated GET
@@ -37,7 +37,7 @@ def test_retries_the_identical_body_until_an_answer_is_final() -> None:
     script = [Canned(503), Canned(429, headers=(("Retry-After", "0"),)), Canned(200, b'{"ok":1}')]
     with Scripted(add=script) as server:
         reply = client.post(f"{server.url}/add", b'{"request_id":"r-1"}', FAST, what="Add r-1")
-    client.close()
+        client.close()
     assert (reply.status, reply.attempts, reply.content) == (200, 3, b'{"ok":1}')
     assert [entry.body for entry in server.log] == [b'{"request_id":"r-1"}'] * 3
 
@@ -46,7 +46,7 @@ def test_a_status_outside_the_table_is_final_at_once() -> None:
     client = HttpClient(None, timeout=5)
     with Scripted(search=[Canned(409), Canned(200)]) as server:
         reply = client.post(f"{server.url}/search", b"{}", FAST, what="Search")
-    client.close()
+        client.close()
     assert (reply.status, reply.attempts, len(server.log)) == (409, 1, 1)
 
 
@@ -59,7 +59,7 @@ def test_retry_after_is_honoured_and_capped() -> None:
         capped = client.post(
             f"{server.url}/huge", b"{}", RetryPolicy(frozenset({503}), max_wait=0.05), what="huge"
         )
-    client.close()
+        client.close()
     assert honoured.waited_ms >= 1000  # the backoff alone would have waited 10 ms
     assert 50 <= capped.waited_ms < 1000
 
@@ -70,8 +70,8 @@ def test_an_exhausted_retry_names_the_status_with_the_text_capped_and_the_secret
     leaky = f'{{"detail":{{"reason":"bad key {secret}"}},"pad":"{"x" * 2000}"}}'.encode()
     with Scripted(add=[Canned(503, leaky)]) as server:
         reply = client.post(f"{server.url}/add", b"{}", FAST, what="Add r-2")
+        client.close()
     error = client.failure(reply, f"{server.url}/add", "Add r-2")
-    client.close()
     assert reply.attempts == 3 and len(server.log) == 3
     message = str(error)
     assert "Add r-2" in message and "HTTP 503 after 3 attempt(s)" in message
