@@ -64,10 +64,10 @@ class _Checker:
         body = payload if isinstance(payload, bytes) else orjson.dumps(payload)
         return self.client.post(url, body, NO_RETRY, what="check")
 
-    def add(self, user: str, *texts: Any, chunk: int = 0) -> tuple[dict[str, Any], Reply]:
+    def add(self, user: str, *texts: Any) -> tuple[dict[str, Any], Reply]:
         """Add the texts (strings, or lists of parts) as one chunk; returns request and reply."""
         request = {
-            "request_id": f"{user}:chunk-{chunk}",
+            "request_id": f"{user}:chunk-0",
             "messages": [
                 {"role": "user", "timestamp": 1704067200000 + i, "content": t}
                 for i, t in enumerate(texts)
@@ -79,7 +79,7 @@ class _Checker:
 
     def added(self, user: str, *texts: Any) -> None:
         """Add as a step of another check: any 200 will do."""
-        request, reply = self.add(user, *texts)
+        reply = self.add(user, *texts)[1]
         if reply.status != 200:
             raise _Failed(
                 f"the Add this check needs answered HTTP {reply.status}: {self.text(reply)}"
