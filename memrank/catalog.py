@@ -41,6 +41,13 @@ SYSTEMS: tuple[Entry, ...] = (
         "memrank.systems.controls:NoContext",
         "memory; control arm that recalls nothing (the no-memory floor)",
     ),
+    Entry(
+        "aml",
+        "memrank.systems.http.aml:AmlMemory",
+        "memory; a running service speaking the Agent Memory Leaderboard Add/Search contract",
+        "network: AML_BASE_URL (or AML_ADD_URL and AML_SEARCH_URL); AML_API_KEY and "
+        "AML_AUTH (Token, Bearer, X-Api-Key) if it authenticates",
+    ),
 )
 
 EVALUATIONS: tuple[Entry, ...] = (

@@ -7,19 +7,25 @@ what went wrong, where (the file, field or argument), and what to do. Because th
 
     MemrankError                    (exit 1)
     ├── UsageError                  (exit 2)  a bad argument, option or name
-    │   └── UnknownName                       a catalog name nothing ships under
+    │   ├── UnknownName                       a catalog name nothing ships under
+    │   └── MissingExtra                      an optional extra (memrank[serve]) not installed
     ├── DefinitionError             (exit 2)  a system, evaluation or measure that is malformed
     ├── RefusedRun                  (exit 3)  memrank.run refused before touching the system
     ├── MeasureRefused              (exit 3)  a measure reads what the stored run never produced
     ├── PairingRefused              (exit 3)  two results that cannot be read side by side
     ├── ResultFileError             (exit 4)  a saved result that cannot be read back
+    ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
+    │   └── ContractError                     a response that breaks the Add/Search contract
+    ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
     └── BoardError                  (exit 1)  the board cannot be built or checked as asked
         ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
         ├── ArtifactsRefused        (exit 3)  --strict: the verifier refused at least one artifact
         └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
-is lost; ``RefusedRun`` is what the command line raises when it meets one.
+is lost; ``RefusedRun`` is what the command line raises when it meets one. An
+``EndpointError`` raised inside a run is recorded on the task's trace, like any failure of a
+system, and never stops the run.
 """
 
 from __future__ import annotations
@@ -30,10 +36,14 @@ __all__ = [
     "ArtifactsRefused",
     "BoardConfigError",
     "BoardError",
+    "CheckFailed",
+    "ContractError",
     "DefinitionError",
+    "EndpointError",
     "MeasureRefused",
     "MemrankError",
     "PairingRefused",
+    "MissingExtra",
     "RefusedRun",
     "ResultFileError",
     "SiteOutOfDate",
@@ -56,6 +66,10 @@ class UsageError(MemrankError):
 
 class UnknownName(UsageError):
     """A name that nothing in the catalog ships under."""
+
+
+class MissingExtra(UsageError):
+    """A command needs an optional extra that is not installed (``pip install 'memrank[serve]'``)."""
 
 
 class DefinitionError(MemrankError):
@@ -87,6 +101,19 @@ class ResultFileError(MemrankError):
     """A saved result file that is missing, malformed or of an unknown schema."""
 
     exit_code = 4
+
+
+class EndpointError(MemrankError):
+    """A running service answered an error status or could not be reached, after the retries
+    its operation allows; the message names the URL and status, capped and free of secrets."""
+
+
+class ContractError(EndpointError):
+    """A response that breaks the Add/Search contract; the message carries the evidence."""
+
+
+class CheckFailed(MemrankError):
+    """``memrank check`` found at least one check the endpoint does not pass."""
 
 
 class BoardError(MemrankError):

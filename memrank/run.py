@@ -7,17 +7,19 @@ with the step it broke at and the run goes on. memrank times every call at its o
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 from memrank._clock import elapsed_ms, now_utc, tick
-from memrank.errors import MeasureRefused
+from memrank._units import drive_units
+from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
-from memrank.system import Assistant, Memory, Model, Recall, Retriever, System
+from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
 from memrank.trace import TRACE_FIELDS, Answered, Declared, Failure, Given, Step, Trace
 
 __all__ = ["measure", "run"]
@@ -32,8 +34,15 @@ _PRODUCED_BY_KIND = {
 _MESSAGE_CAP = 2000
 
 
-def run(system: object, evaluation: Evaluation) -> Result:
-    """Run ``evaluation`` against ``system``; returns a Result, refused or measured."""
+def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Result:
+    """Run ``evaluation`` against ``system``; returns a Result, refused or measured.
+
+    ``concurrency`` bounds how many isolation units run at once for a memory that hands out
+    a handle per unit (a client of a running service); every other system runs its units one
+    after another, whatever it says.
+    """
+    if concurrency < 1:
+        raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
     started = now_utc()
     measures = _with_bookkeeping(evaluation.measures)
     evaluation_record = EvaluationRecord(
@@ -56,7 +65,7 @@ def run(system: object, evaluation: Evaluation) -> Result:
             finished=now_utc(),
         )
     assert isinstance(system, System)
-    traces, clearing = _drive(system, evaluation)
+    traces, clearing = _drive(system, evaluation, concurrency)
     return Result(
         system=_record_of(system, touched=True),
         evaluation=evaluation_record,
@@ -171,7 +180,9 @@ def _failure(step: Step, exc: BaseException) -> Failure:
     return Failure(step=step, message=_message(exc), type=type(exc).__name__)
 
 
-def _drive(system: System, evaluation: Evaluation) -> tuple[list[Trace], ClearingRecord]:
+def _drive(
+    system: System, evaluation: Evaluation, concurrency: int
+) -> tuple[list[Trace], ClearingRecord]:
     traces: list[Trace] = []
     units = list(evaluation.units())
     if not isinstance(system, Memory):
@@ -185,8 +196,9 @@ def _drive(system: System, evaluation: Evaluation) -> tuple[list[Trace], Clearin
         )
     observations: list[bool | None] = []
     problems: list[str] = []
-    for unit in units:
-        unit_traces, observed, problem = _run_unit(system, unit, evaluation.k)
+    run_id = f"run_{os.urandom(6).hex()}"  # fresh per run: a service without delete needs it
+    run_unit = partial(_run_unit, system, run_id=run_id, evaluation=evaluation.name, k=evaluation.k)
+    for unit_traces, observed, problem in drive_units(system, units, run_unit, concurrency):
         traces.extend(unit_traces)
         observations.append(observed)
         if problem:
@@ -194,14 +206,18 @@ def _drive(system: System, evaluation: Evaluation) -> tuple[list[Trace], Clearin
     return traces, _clearing_record(evaluation, units, observations, problems)
 
 
-def _run_unit(system: Memory, unit: Unit, k: int) -> tuple[list[Trace], bool | None, str | None]:
-    """Prepare, give the unit's documents once, ask each task, clean up."""
+def _run_unit(
+    root: Memory, unit: Unit, *, run_id: str, evaluation: str, k: int
+) -> tuple[list[Trace], bool | None, str | None]:
+    """Prepare, give the unit's documents once, ask each task, clean up; on the unit's handle."""
     given = Given(unit=unit.name, document_ids=tuple(d.id for d in unit.documents))
     started = now_utc()
     setup_ms: dict[str, float] = {}
     broken: Failure | None = None
     fresh: str | None = None
+    system = root
     try:
+        system = root.for_unit(run_id, evaluation)
         clock = tick()
         system.prepare(unit.name)
         setup_ms["prepare"] = elapsed_ms(clock)
@@ -217,12 +233,16 @@ def _run_unit(system: Memory, unit: Unit, k: int) -> tuple[list[Trace], bool | N
             broken = _failure(Step.INGEST, exc)
 
     traces = []
+    offers_options = takes_options(system)
     for position, task in enumerate(unit.tasks):
         timings = dict(setup_ms) if position == 0 else {}
         if broken is not None:
             traces.append(_trace(task, given, started, timings, error=broken))
             continue
-        call = partial(system.retrieve, task.prompt, k, unit.name, query_timestamp=task.asked_at)
+        options = {"options": task.options} if offers_options and task.options else {}
+        call = partial(
+            system.retrieve, task.prompt, k, unit.name, query_timestamp=task.asked_at, **options
+        )
         traces.append(_ask(system, task, given, timings, Step.RETRIEVE, call, k))
 
     try:

@@ -9,6 +9,7 @@ construction.)
 
 from __future__ import annotations
 
+import inspect
 from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
@@ -31,6 +32,7 @@ __all__ = [
     "Retriever",
     "System",
     "TextPart",
+    "takes_options",
     "text_of",
 ]
 
@@ -147,7 +149,11 @@ class System:
 
 
 class Memory(System):
-    """A memory is told things, asked later for what is relevant, and cleared on request."""
+    """A memory is told things, asked later for what is relevant, and cleared on request.
+
+    A memory whose ``retrieve`` also takes an ``options`` keyword is handed a multiple-choice
+    task's choice texts there; other memories are never passed it.
+    """
 
     kind = "memory"
     verbs = ("prepare", "ingest", "retrieve", "cleanup")
@@ -170,6 +176,23 @@ class Memory(System):
     @abstractmethod
     def cleanup(self) -> None:
         """Clear what the current isolation unit was told."""
+
+    def for_unit(self, run_id: str, evaluation: str) -> Memory:
+        """The memory that serves one isolation unit of a run.
+
+        The default is this very object, and memrank then runs units one after another. A
+        memory that can serve several units at once (a client of a running service) returns
+        a fresh handle per unit, sharing only what is safe to share; memrank then drives up
+        to ``concurrency`` units at the same time, each on its own handle. ``run_id`` is
+        fresh for every run and ``evaluation`` is the evaluation's name, for a service that
+        keeps units apart by name because it cannot delete.
+        """
+        return self
+
+
+def takes_options(memory: Memory) -> bool:
+    """Whether this memory's ``retrieve`` accepts a multiple-choice task's ``options``."""
+    return "options" in inspect.signature(memory.retrieve).parameters
 
 
 class Model(System):

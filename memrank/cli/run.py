@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrank.errors import RefusedRun
+from memrank.errors import RefusedRun, UsageError
 
 __all__ = ["run_command"]
 
@@ -20,7 +20,27 @@ __all__ = ["run_command"]
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the result file here (typed JSON; reload with Result.load).",
 )
-def run_command(system_name: str, evaluation_name: str, save_path: Path | None) -> None:
+@click.option(
+    "--option",
+    "options",
+    metavar="KEY=VALUE",
+    multiple=True,
+    help="An option of SYSTEM, passed to it as text (repeatable), e.g. --option base_url=URL.",
+)
+@click.option(
+    "--concurrency",
+    default=4,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Isolation units run at once, for systems that serve units at once (HTTP services).",
+)
+def run_command(
+    system_name: str,
+    evaluation_name: str,
+    save_path: Path | None,
+    options: tuple[str, ...],
+    concurrency: int,
+) -> None:
     """Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.
 
     Exits 3 when the run is refused; a refused run is still saved when --save is given.
@@ -28,10 +48,21 @@ def run_command(system_name: str, evaluation_name: str, save_path: Path | None) 
     from memrank.catalog import evaluation, system
     from memrank.run import run
 
-    result = run(system(system_name), evaluation(evaluation_name))
+    made = system(system_name, **_options(options))
+    result = run(made, evaluation(evaluation_name), concurrency=concurrency)
     click.echo(str(result))
     if save_path is not None:
         result.save(save_path)
         click.echo(f"saved:      {save_path}")
     if result.refusal is not None:
         raise RefusedRun(result.refusal)
+
+
+def _options(pairs: tuple[str, ...]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise UsageError(f"--option {pair!r} is not KEY=VALUE, e.g. --option base_url=URL")
+        options[key] = value
+    return options

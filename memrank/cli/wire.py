@@ -1,0 +1,104 @@
+"""memrank serve and memrank check: the Add/Search contract from both ends."""
+
+from __future__ import annotations
+
+import click
+
+from memrank.errors import CheckFailed, UsageError
+
+__all__ = ["check_command", "serve_command"]
+
+_AUTH_HELP = (
+    "SCHEME:ENVVAR, e.g. Bearer:AML_API_KEY: the scheme (Token, Bearer or X-Api-Key) and the "
+    "environment variable holding the key."
+)
+
+
+@click.command("serve")
+@click.argument("system_name", metavar="SYSTEM")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, help="Port to listen on (0: any free).")
+@click.option("--auth", "auth_spec", metavar="SCHEME:ENVVAR", help=f"Require a key. {_AUTH_HELP}")
+def serve_command(system_name: str, host: str, port: int, auth_spec: str | None) -> None:
+    """Serve the memory SYSTEM (a name from `memrank catalog`) over the Add/Search contract.
+
+    Answers POST /add, POST /search and an unauthenticated GET /health, with one isolated
+    store per user_id, until interrupted. Needs the serve extra: pip install 'memrank[serve]'.
+    """
+    from memrank.catalog import system
+    from memrank.system import Memory
+    from memrank.systems.http._client import Auth
+    from memrank.wire.serve import listen, serve_forever
+
+    auth = Auth.from_spec(auth_spec) if auth_spec else None
+
+    def make_memory() -> Memory:
+        made = system(system_name)
+        if not isinstance(made, Memory):
+            raise UsageError(
+                f"{system_name!r} is a {made.kind}; the contract serves a memory (Add, then Search)"
+            )
+        return made
+
+    make_memory()  # refuse a name that is not a memory before listening
+    sock = listen(host, port)
+    bound = sock.getsockname()[1]
+    click.echo(
+        f"serving {system_name} at http://{host}:{bound} "
+        "(POST /add, POST /search, GET /health); one store per user_id; Ctrl-C stops"
+    )
+    serve_forever(make_memory, sock, auth=auth)
+
+
+@click.command("check")
+@click.argument("url")
+@click.option(
+    "--search-url",
+    help="The Search URL; URL is then the Add URL. Without it URL is a base URL serving "
+    "<base>/add, <base>/search and <base>/health.",
+)
+@click.option("--health-url", help="The health URL, when it is not the Add URL's sibling /health.")
+@click.option("--auth", "auth_spec", metavar="SCHEME:ENVVAR", help=f"Send a key. {_AUTH_HELP}")
+@click.option(
+    "--track",
+    type=click.Choice(["textual", "multimodal"]),
+    default="textual",
+    show_default=True,
+    help="multimodal also checks text and image_url content parts.",
+)
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds per request.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
+def check_command(
+    url: str,
+    search_url: str | None,
+    health_url: str | None,
+    auth_spec: str | None,
+    track: str,
+    timeout: float,
+    as_json: bool,
+) -> None:
+    """Check an endpoint against the Add/Search contract before a formal run.
+
+    Prints every check with pass or FAIL and its evidence, and exits 1 when any fails.
+    """
+    import orjson
+
+    from memrank.systems.http._client import Auth
+    from memrank.systems.http.aml import AmlEndpoints
+    from memrank.wire.check import check, layout
+
+    if search_url:
+        endpoints = AmlEndpoints.of(add_url=url, search_url=search_url, health_url=health_url)
+    else:
+        endpoints = AmlEndpoints.of(url, health_url=health_url)
+    auth = Auth.from_spec(auth_spec) if auth_spec else None
+    outcomes = check(
+        endpoints, auth, "multimodal" if track == "multimodal" else "textual", timeout=timeout
+    )
+    if as_json:
+        click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
+    else:
+        click.echo(layout(outcomes))
+    failed = [o.name for o in outcomes if not o.passed]
+    if failed:
+        raise CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")

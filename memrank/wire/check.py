@@ -1,0 +1,343 @@
+"""``memrank check``: the conformance suite a participant runs against their own endpoint.
+
+Each check tests one property of the contract and nothing else, under user_ids of its own,
+so one defect fails one check: where a check needs an Add or a Search only as a step, it
+reads the answer leniently and leaves judging its shape to the check that owns it. No call
+is retried, so nothing a retry would hide is hidden.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from memrank.errors import EndpointError
+from memrank.systems.http._client import NO_RETRY, Auth, HttpClient, Reply
+from memrank.systems.http.aml import AmlEndpoints
+from memrank.wire.schema import (
+    AddRequest,
+    AddResponse,
+    SearchResponse,
+    echo_mismatches,
+    problems_of,
+)
+
+__all__ = ["CheckOutcome", "Track", "check", "layout"]
+
+Track = Literal["textual", "multimodal"]
+_PIXEL = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4"
+    "z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
+)
+
+
+class CheckOutcome(BaseModel):
+    """One check: its name, what it requires, whether the endpoint passed, and the evidence."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    """The check's name, as printed."""
+    requirement: str
+    """What the contract requires, in one line."""
+    passed: bool
+    evidence: str
+    """What was sent and what came back."""
+
+
+class _Failed(Exception):
+    """A check's verdict: failed, with the evidence."""
+
+
+class _Checker:
+    def __init__(self, endpoints: AmlEndpoints, client: HttpClient) -> None:
+        self.endpoints = endpoints
+        self.client = client
+        self.run = f"memrank-check:{secrets.token_hex(4)}"
+
+    # -- calls ----------------------------------------------------------------------------
+
+    def post(self, url: str, payload: dict[str, Any] | bytes) -> Reply:
+        body = payload if isinstance(payload, bytes) else orjson.dumps(payload)
+        return self.client.post(url, body, NO_RETRY, what="check")
+
+    def add(self, user: str, *texts: Any) -> tuple[dict[str, Any], Reply]:
+        """Add the texts (strings, or lists of parts) as one chunk; returns request and reply."""
+        request = {
+            "request_id": f"{user}:chunk-0",
+            "messages": [
+                {"role": "user", "timestamp": 1704067200000 + i, "content": t}
+                for i, t in enumerate(texts)
+            ],
+            "user_id": user,
+            "session_id": f"{user}:session-0",
+        }
+        return request, self.post(self.endpoints.add, request)
+
+    def added(self, user: str, *texts: Any) -> None:
+        """Add as a step of another check: any 200 will do."""
+        reply = self.add(user, *texts)[1]
+        if reply.status != 200:
+            raise _Failed(
+                f"the Add this check needs answered HTTP {reply.status}: {self.text(reply)}"
+            )
+
+    def search(self, user: str, query: Any, top_k: int = 10, **extra: Any) -> Reply:
+        return self.post(
+            self.endpoints.search, {"query": query, "user_id": user, "top_k": top_k, **extra}
+        )
+
+    def found(self, reply: Reply) -> list[str]:
+        """The texts of a Search answer read leniently: ``data`` or a bare list is fine here."""
+        if reply.status != 200:
+            raise _Failed(
+                f"the Search this check needs answered HTTP {reply.status}: {self.text(reply)}"
+            )
+        try:
+            data = orjson.loads(reply.content)
+        except orjson.JSONDecodeError:
+            raise _Failed(f"the Search answer is not JSON: {self.text(reply)}") from None
+        items = data.get("data") if isinstance(data, dict) else data
+        if not isinstance(items, list):
+            raise _Failed(f"no list of items in the Search answer: {self.text(reply)}")
+        return [_text(item.get("content") if isinstance(item, dict) else item) for item in items]
+
+    def text(self, reply: Reply) -> str:
+        return self.client.excerpt(reply.content)[:300] or "(empty body)"
+
+    def user(self, check: str) -> str:
+        return f"{self.run}:{check}"
+
+    # -- the checks -------------------------------------------------------------------------
+
+    def health(self) -> str:
+        url = self.endpoints.health
+        reply = self.client.get(url, NO_RETRY, what="check", authenticated=False)
+        if not 200 <= reply.status < 300:
+            raise _Failed(f"GET {url} without credentials answered HTTP {reply.status}")
+        return f"GET {url} without credentials answered HTTP {reply.status}"
+
+    def add_echo(self) -> str:
+        request, reply = self.add(self.user("echo"), "The echo check stores this sentence.")
+        if reply.status != 200:
+            raise _Failed(f"Add answered HTTP {reply.status}, not 200: {self.text(reply)}")
+        try:
+            answer = AddResponse.model_validate_json(reply.content)
+        except ValidationError as exc:
+            raise _Failed(f"{problems_of(exc)}; body: {self.text(reply)}") from None
+        mismatches = echo_mismatches(AddRequest.model_validate_json(orjson.dumps(request)), answer)
+        if mismatches:
+            raise _Failed("; ".join(mismatches))
+        return "HTTP 200, success true, request_id, user_id and session_id echoed byte for byte"
+
+    def search_shape(self) -> str:
+        user = self.user("shape")
+        self.added(user, "The shape check stores a sentence about lighthouses.")
+        reply = self.search(user, "What does the shape check store about lighthouses?")
+        if reply.status != 200:
+            raise _Failed(f"Search answered HTTP {reply.status}: {self.text(reply)}")
+        try:
+            answer = SearchResponse.model_validate_json(reply.content)
+        except ValidationError as exc:
+            raise _Failed(f"{problems_of(exc)}; body: {self.text(reply)}") from None
+        return f"an object whose data holds {len(answer.data)} item(s), each with id and content"
+
+    def searchable(self) -> str:
+        user, token = self.user("fresh"), _token()
+        self.added(user, f"The check canary code is {token}.")
+        texts = self.found(self.search(user, "What is the check canary code?"))
+        if not any(token in t for t in texts):
+            raise _Failed(
+                f"a Search right after the Add's 200 did not return the canary {token!r} "
+                f"({len(texts)} item(s) came back); Add must answer only once it is searchable"
+            )
+        return f"the canary {token!r} came back in the Search right after the Add"
+
+    def top_k(self) -> str:
+        user = self.user("top-k")
+        colours = ("amber", "blue", "crimson", "green", "violet")
+        self.added(
+            user,
+            *(f"Harbour light note {i}: the harbour light is {c}." for i, c in enumerate(colours)),
+        )
+        texts = self.found(self.search(user, "What colour is the harbour light note?", top_k=2))
+        if len(texts) > 2:
+            raise _Failed(f"top_k=2 and {len(texts)} items came back")
+        return f"top_k=2 and {len(texts)} item(s) came back"
+
+    def empty(self) -> str:
+        texts = self.found(self.search(self.user("empty"), "What is stored under this user?"))
+        if texts:
+            raise _Failed(
+                f"nothing was stored under this user_id and {len(texts)} item(s) came back"
+            )
+        return "nothing stored under the user_id, and data came back empty"
+
+    def isolation(self) -> str:
+        owner, other, token = self.user("isolation-a"), self.user("isolation-b"), _token()
+        self.added(owner, f"The secret canary word of the isolation check is {token}.")
+        self.added(other, "The weather report of the isolation check says mild.")
+        for query in ("What is the secret canary word of the isolation check?", token):
+            texts = self.found(self.search(other, query))
+            if any(token in t for t in texts):
+                raise _Failed(
+                    f"the canary {token!r} added under {owner!r} came back under {other!r} "
+                    f"(query {query!r})"
+                )
+        return f"the canary {token!r} added under one user_id never came back under another"
+
+    def idempotent(self) -> str:
+        user, token = self.user("idempotent"), _token()
+        first = self.add(user, f"The idempotence marker is {token}.")[1]
+        second = self.add(user, f"The idempotence marker is {token}.")[1]
+        if (first.status, second.status) != (200, 200):
+            raise _Failed(
+                f"the same Add sent twice answered HTTP {first.status} then {second.status}; "
+                "a repeated request_id must be answered 200 again"
+            )
+        texts = self.found(self.search(user, "What is the idempotence marker?"))
+        copies = sum(token in t for t in texts)
+        if copies > 1:
+            raise _Failed(f"the Add was sent twice with one request_id and stored {copies} times")
+        return f"both answered 200; the marker came back {copies} time(s), never twice"
+
+    def malformed(self) -> str:
+        user = self.user("malformed")
+        good_add = {"request_id": f"{user}:chunk-0", "user_id": user, "session_id": f"{user}:s"}
+        cases: list[tuple[str, str, dict[str, Any] | bytes]] = [
+            ("Add that is not JSON", self.endpoints.add, b"{not json"),
+            ("Add without messages", self.endpoints.add, good_add),
+            ("Add with no message", self.endpoints.add, {**good_add, "messages": []}),
+            (
+                "Add with empty content",
+                self.endpoints.add,
+                {**good_add, "messages": [{"role": "user", "content": ""}]},
+            ),
+            (
+                "Search with top_k as text",
+                self.endpoints.search,
+                {"query": "q", "user_id": user, "top_k": "ten"},
+            ),
+            ("Search without query", self.endpoints.search, {"user_id": user, "top_k": 5}),
+        ]
+        statuses = [(name, self.post(url, payload).status) for name, url, payload in cases]
+        listed = ", ".join(f"{name}: {status}" for name, status in statuses)
+        if any(not 400 <= status < 500 for _, status in statuses):
+            raise _Failed(f"a malformed request must get 4xx: {listed}")
+        return listed
+
+    def options(self) -> str:
+        user = self.user("options")
+        self.added(user, "The options check stores that the ferry leaves at noon.")
+        choices = ["A. The ferry leaves at noon.", "B. The ferry leaves at midnight."]
+        texts = self.found(self.search(user, "When does the ferry leave?", options=choices))
+        return f"a Search with options answered 200 with {len(texts)} item(s)"
+
+    def content_parts(self) -> str:
+        user = self.user("parts")
+        parts = [
+            {"type": "text", "text": "A photo of the red kite."},
+            {"type": "image_url", "image_url": {"url": _PIXEL}},
+        ]
+        reply = self.add(user, parts)[1]
+        if reply.status != 200:
+            raise _Failed(
+                f"an Add with text and image_url parts answered HTTP {reply.status}: {self.text(reply)}"
+            )
+        query = [
+            {"type": "text", "text": "Which bird is in the photo?"},
+            {"type": "image_url", "image_url": {"url": _PIXEL}},
+        ]
+        texts = self.found(self.search(user, query))
+        return f"Add and Search with text and image_url parts answered 200 ({len(texts)} item(s))"
+
+
+_CHECKS: tuple[tuple[str, Callable[[_Checker], str], str], ...] = (
+    ("health", _Checker.health, "GET health without credentials answers 2xx"),
+    ("add-echo", _Checker.add_echo, "Add answers 200 with success true and the three ids echoed"),
+    (
+        "search-shape",
+        _Checker.search_shape,
+        "Search answers an object whose data is an array of items with id and content",
+    ),
+    (
+        "searchable-after-add",
+        _Checker.searchable,
+        "what Add stored is found by the very next Search",
+    ),
+    ("top-k", _Checker.top_k, "Search never returns more than top_k items"),
+    ("empty-when-nothing", _Checker.empty, "Search answers data: [] when nothing matches"),
+    (
+        "user-isolation",
+        _Checker.isolation,
+        "nothing added under one user_id comes back under another",
+    ),
+    (
+        "idempotent-request-id",
+        _Checker.idempotent,
+        "an Add repeated with its request_id is answered again, stored once",
+    ),
+    ("malformed-4xx", _Checker.malformed, "malformed requests get 4xx, never 5xx"),
+    ("options-accepted", _Checker.options, "a Search carrying multiple-choice options is answered"),
+    (
+        "content-parts",
+        _Checker.content_parts,
+        "Add and Search take text and image_url content parts",
+    ),
+)
+
+
+def check(
+    endpoints: AmlEndpoints,
+    auth: Auth | None = None,
+    track: Track = "textual",
+    *,
+    timeout: float = 60.0,
+) -> list[CheckOutcome]:
+    """Run every check of ``track`` against the endpoints; one outcome per check, in order."""
+    client = HttpClient(auth, timeout=timeout)
+    checker = _Checker(endpoints, client)
+    outcomes = []
+    try:
+        for name, run_check, requirement in _CHECKS:
+            if name == "content-parts" and track != "multimodal":
+                continue
+            try:
+                passed, evidence = True, run_check(checker)
+            except (_Failed, EndpointError) as exc:
+                passed, evidence = False, str(exc)
+            outcomes.append(
+                CheckOutcome(name=name, requirement=requirement, passed=passed, evidence=evidence)
+            )
+    finally:
+        client.close()
+    return outcomes
+
+
+def layout(outcomes: list[CheckOutcome]) -> str:
+    """One line per check, then the tally."""
+    width = max(len(o.name) for o in outcomes)
+    lines = [
+        f"pass  {o.name:<{width}}  {o.evidence}"
+        if o.passed
+        else f"FAIL  {o.name:<{width}}  {o.requirement}: {o.evidence}"
+        for o in outcomes
+    ]
+    failed = sum(not o.passed for o in outcomes)
+    lines.append(f"{len(outcomes)} checks: {len(outcomes) - failed} passed, {failed} failed")
+    return "\n".join(lines)
+
+
+def _token() -> str:
+    return f"zq{secrets.token_hex(5)}"
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return orjson.dumps(content).decode()

@@ -1,0 +1,133 @@
+"""memrank check: passes a conformant endpoint, and each single violation fails exactly its check."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import orjson
+import pytest
+
+from memrank import Document
+from memrank.systems import WordOverlap
+from memrank.systems.http._client import Auth
+from memrank.systems.http.aml import AmlEndpoints
+from memrank.wire._service import Answer, ContractService
+from memrank.wire.check import check, layout
+from memrank.wire.serve import serving
+
+
+class OverReturns(ContractService):
+    """Answers one item more than top_k whenever it holds that many."""
+
+    def search(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        try:
+            request = orjson.loads(body)
+            request["top_k"] += 1
+        except (orjson.JSONDecodeError, KeyError, TypeError):  # malformed: answer as is
+            return super().search(body, headers)
+        return super().search(orjson.dumps(request), headers)
+
+
+class MisEchoes(ContractService):
+    """Echoes request_id with its letters upper-cased."""
+
+    def add(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        answer = super().add(body, headers)
+        if answer.status != 200:
+            return answer
+        echoed = orjson.loads(answer.body)
+        echoed["request_id"] = echoed["request_id"].upper()
+        return Answer(answer.status, orjson.dumps(echoed))
+
+
+class CrashesOnBadInput(ContractService):
+    """Answers 500 where it should answer 422."""
+
+    def add(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        answer = super().add(body, headers)
+        return Answer(500, b'{"detail":{"reason":"boom"}}') if answer.status == 422 else answer
+
+    def search(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        answer = super().search(body, headers)
+        return Answer(500, b'{"detail":{"reason":"boom"}}') if answer.status == 422 else answer
+
+
+class BareList(ContractService):
+    """Answers Search with the array itself rather than an object holding it."""
+
+    def search(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        answer = super().search(body, headers)
+        if answer.status != 200:
+            return answer
+        return Answer(answer.status, orjson.dumps(orjson.loads(answer.body)["data"]))
+
+
+class OneStore(WordOverlap):
+    """Every user_id lands in one store: isolation leaks."""
+
+    def prepare(self, isolation_unit: str) -> None:
+        pass
+
+
+class IndexesLater(WordOverlap):
+    """Answers Add at once but indexes on a schedule: not searchable until later."""
+
+    def ingest(self, documents: Sequence[Document]) -> None:
+        pass  # the scheduled indexer never runs within the check
+
+
+def _failed(service: ContractService, track: str = "textual") -> list[str]:
+    with serving(service) as url:
+        outcomes = check(AmlEndpoints.of(url), service._auth, track, timeout=10)  # type: ignore[arg-type]
+    assert all(o.evidence for o in outcomes)
+    return [o.name for o in outcomes if not o.passed]
+
+
+@pytest.mark.parametrize("track", ["textual", "multimodal"])
+def test_a_conformant_endpoint_passes_every_check(track: str) -> None:
+    with serving(ContractService(WordOverlap)) as url:
+        outcomes = check(AmlEndpoints.of(url), None, track)  # type: ignore[arg-type]
+    assert [o.name for o in outcomes if not o.passed] == []
+    names = [o.name for o in outcomes]
+    assert ("content-parts" in names) is (track == "multimodal") and len(names) >= 10
+    assert layout(outcomes).endswith(f"{len(names)} checks: {len(names)} passed, 0 failed")
+
+
+def test_checks_send_the_key_when_the_endpoint_requires_one() -> None:
+    assert _failed(ContractService(WordOverlap, Auth("X-Api-Key", "k"))) == []
+
+
+shared = OneStore()
+
+
+@pytest.mark.parametrize(
+    "service,check_name",
+    [
+        (OverReturns(WordOverlap), "top-k"),
+        (MisEchoes(WordOverlap), "add-echo"),
+        (ContractService(lambda: shared), "user-isolation"),
+        (CrashesOnBadInput(WordOverlap), "malformed-4xx"),
+        (ContractService(IndexesLater), "searchable-after-add"),
+        (BareList(WordOverlap), "search-shape"),
+    ],
+    ids=["over-returns-top-k", "mis-echoes", "leaks", "500-on-bad-input", "later", "bare-list"],
+)
+def test_each_single_violation_fails_exactly_its_check(
+    service: ContractService, check_name: str
+) -> None:
+    assert _failed(service) == [check_name]
+
+
+def test_a_failed_check_prints_the_requirement_and_the_evidence() -> None:
+    with serving(OverReturns(WordOverlap)) as url:
+        outcomes = check(AmlEndpoints.of(url))
+    printed = layout(outcomes)
+    assert "FAIL  top-k" in printed
+    assert "Search never returns more than top_k items: top_k=2 and 3 items came back" in printed
+    assert printed.endswith("10 checks: 9 passed, 1 failed")
+
+
+def test_an_unreachable_endpoint_fails_every_check_with_the_transport_error() -> None:
+    outcomes = check(AmlEndpoints.of("http://127.0.0.1:9"), timeout=2)
+    assert not any(o.passed for o in outcomes)
+    assert all("could not be reached" in o.evidence for o in outcomes)
