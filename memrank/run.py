@@ -16,6 +16,7 @@ from memrank.errors import MeasureRefused
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
+from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System
 from memrank.trace import TRACE_FIELDS, Answered, Declared, Failure, Given, Step, Trace
@@ -54,6 +55,7 @@ def run(system: object, evaluation: Evaluation) -> Result:
             refusal=refusal,
             started=started,
             finished=now_utc(),
+            provenance=capture(evaluation),
         )
     assert isinstance(system, System)
     traces, clearing = _drive(system, evaluation)
@@ -65,6 +67,7 @@ def run(system: object, evaluation: Evaluation) -> Result:
         values=tuple(_apply(measures, traces, ())),
         started=started,
         finished=now_utc(),
+        provenance=capture(evaluation),
     )
 
 
