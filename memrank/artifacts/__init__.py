@@ -35,7 +35,14 @@ from memrank.artifacts._statement import (
     run_id_of,
 )
 from memrank.artifacts._store import Refusal, Verification, verify_all, verify_directory
-from memrank.artifacts._trust import ROOT_PAYLOAD_TYPE, TrustRoot, load_trust, sign_root, write_root
+from memrank.artifacts._trust import (
+    ROOT_PAYLOAD_TYPE,
+    TrustRoot,
+    load_trust,
+    read_root,
+    sign_root,
+    write_root,
+)
 from memrank.artifacts._verify import MAX_ENVELOPE_BYTES, MAX_RESULT_BYTES, VerifiedRun, verify
 
 __all__ = [
@@ -73,6 +80,7 @@ __all__ = [
     "pae",
     "parse_canonical",
     "public_hex",
+    "read_root",
     "run_id_of",
     "seal",
     "sign_root",

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import orjson
+from pydantic import ValidationError
 
 from memrank._clock import now_utc
 from memrank.artifacts._canonical import canonical_bytes
@@ -66,14 +67,17 @@ def attest(
         _require_same_run(artifacts, supersedes, run_id_of(result))
     result_bytes = result.to_bytes()
     result_sha256 = hashlib.sha256(result_bytes).hexdigest()
-    statement = statement_of(
-        result,
-        result_sha256,
-        track=track,
-        division=division,
-        issued_at=issued_at or now_utc(),
-        supersedes=supersedes,
-    )
+    try:
+        statement = statement_of(
+            result,
+            result_sha256,
+            track=track,
+            division=division,
+            issued_at=issued_at or now_utc(),
+            supersedes=supersedes,
+        )
+    except ValidationError as exc:
+        raise AttestRefused(f"cannot state this run: {exc.errors()[0]['msg']}") from None
     payload = canonical_bytes(statement.payload())
     artifact_id = hashlib.sha256(payload).hexdigest()
     envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)

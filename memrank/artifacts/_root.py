@@ -131,6 +131,32 @@ class Root(BaseModel):
                 raise ValueError(f"role {name} lists keyids not in keys: {', '.join(unknown)}")
         return self
 
+    @classmethod
+    def first(
+        cls,
+        root_keys: list[Ed25519PublicKey],
+        release_keys: list[Ed25519PublicKey],
+        *,
+        root_threshold: int,
+        release_threshold: int,
+        expires: datetime,
+        valid_from: datetime,
+    ) -> Root:
+        """Version 1: the given keys, each valid from ``valid_from``, and no tracks yet."""
+        keys = {
+            keyid_of(k): TrustedKey(public=public_hex(k), valid_from=valid_from)
+            for k in [*root_keys, *release_keys]
+        }
+        return cls(
+            version=1,
+            expires=expires,
+            roles=Roles(
+                root=Role(keyids=_unique(root_keys), threshold=root_threshold),
+                release=Role(keyids=_unique(release_keys), threshold=release_threshold),
+            ),
+            keys=keys,
+        )
+
     # -- the edits a new version makes (each returns a new Root, same version) --------------
 
     def next(self, expires: datetime) -> Root:
@@ -166,6 +192,11 @@ class Root(BaseModel):
         )
         return self.model_copy(update={"keys": {**self.keys, keyid: changed}})
 
+    def accepting(self, track: str, evidence: tuple[Evidence, ...]) -> Root:
+        """Set the evidence classes ``track`` accepts."""
+        policy = self.tracks.get(track, TrackPolicy()).model_copy(update={"evidence": evidence})
+        return self.model_copy(update={"tracks": {**self.tracks, track: policy}})
+
     def pinning(self, track: str, result: Result) -> Root:
         """Admit ``result``'s pipeline hash and dataset bundle (question counts too) to ``track``."""
         assert result.provenance is not None
@@ -184,3 +215,7 @@ class Root(BaseModel):
             }
         )
         return self.model_copy(update={"tracks": {**self.tracks, track: pinned}})
+
+
+def _unique(keys: list[Ed25519PublicKey]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(keyid_of(k) for k in keys))

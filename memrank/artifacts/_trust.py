@@ -40,6 +40,7 @@ __all__ = [
     "ROOT_PAYLOAD_TYPE",
     "TrustRoot",
     "load_trust",
+    "read_root",
     "sign_root",
     "write_root",
 ]
@@ -88,6 +89,14 @@ def write_root(path: Path, envelope: bytes, *, now: datetime | None = None) -> T
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(envelope)
     return walked
+
+
+def read_root(path: Path) -> Root:
+    """The newest version's content, unverified: the starting point of the next version.
+
+    ``write_root`` walks the whole chain before the next version replaces it.
+    """
+    return _parse(path, _read(path)).root
 
 
 def load_trust(path: Path, *, anchor: Path | None = None, now: datetime | None = None) -> TrustRoot:

@@ -198,8 +198,8 @@ def _check_policy(predicate: RunPredicate, trust: TrustRoot, source: str) -> Non
     if predicate.evidence is Evidence.DEVELOPMENT:
         checkout = f" at {pipeline.git_commit}" if pipeline.git_commit else ""
         raise DevelopmentObservation(
-            f"{source}: memrank ran from a {pipeline.install.value} install{checkout}, a "
-            "mutable checkout, so the run is a development observation; run from the built "
+            f"{source}: memrank ran from a mutable checkout ({pipeline.install.value} install"
+            f"{checkout}), so the run is a development observation; run from the built "
             "wheel in a fresh environment to publish (docs/publishing.md)"
         )
     if evaluation.slice is not None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import click
 
+from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.catalog import catalog_command
+from memrank.cli.keys import keys_group
 from memrank.cli.run import run_command
+from memrank.cli.trust import trust_group
 
 __all__ = ["main"]
 
@@ -18,3 +21,7 @@ def main() -> None:
 
 main.add_command(run_command)
 main.add_command(catalog_command)
+main.add_command(keys_group)
+main.add_command(attest_command)
+main.add_command(verify_command)
+main.add_command(trust_group)
