@@ -175,6 +175,15 @@ class Root(BaseModel):
         roles = self.roles.model_copy(update={role: grown})
         return self.model_copy(update={"keys": keys, "roles": roles})
 
+    def without_key(self, role: Literal["root", "release"], keyid: str) -> Root:
+        """Take a key out of a role (a root key rotated out); a release key is retired instead,
+        so that runs it signed inside its window still verify."""
+        current: Role = getattr(self.roles, role)
+        shrunk = current.model_copy(
+            update={"keyids": tuple(k for k in current.keyids if k != keyid)}
+        )
+        return self.model_copy(update={"roles": self.roles.model_copy(update={role: shrunk})})
+
     def with_threshold(self, role: Literal["root", "release"], threshold: int) -> Root:
         changed = Role(keyids=getattr(self.roles, role).keyids, threshold=threshold)
         return self.model_copy(update={"roles": self.roles.model_copy(update={role: changed})})

@@ -131,7 +131,10 @@ def _walk(
     newest: Path,
 ) -> TrustRoot:
     if anchor is not None:
+        # History before the anchor was accepted when the anchor was; the newest must not be.
         trusted = anchor
+        older = [v for v in versions[:-1] if v.root.version >= anchor.root.version]
+        versions = [*older, versions[-1]]
     else:
         trusted = versions.pop(0)
         if trusted.root.version != 1:

@@ -106,6 +106,14 @@ def init_command(
     help="Add a key to a role, valid from now; repeatable.",
 )
 @click.option(
+    "--remove-key",
+    "removed",
+    multiple=True,
+    type=(click.Choice(["root", "release"]), str),
+    metavar="ROLE KEYID",
+    help="Take a key out of a role (rotate a root key out); repeatable.",
+)
+@click.option(
     "--retire",
     multiple=True,
     metavar="KEYID",
@@ -146,6 +154,7 @@ def update_command(
     root_file: Path,
     expires: datetime | None,
     added: tuple[tuple[str, Path], ...],
+    removed: tuple[tuple[str, str], ...],
     retire: tuple[str, ...],
     revoke: tuple[str, ...],
     thresholds: tuple[tuple[str, int], ...],
@@ -168,6 +177,8 @@ def update_command(
     root = current.next(_utc(expires) if expires else current.expires)
     for role, public in added:
         root = root.with_key(_role(role), load_public_key(public), now)
+    for role, keyid in removed:
+        root = root.without_key(_role(role), _known(root, keyid))
     for keyid in retire:
         root = root.with_key_status(_known(root, keyid), valid_until=now)
     for keyid in revoke:
