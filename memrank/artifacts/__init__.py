@@ -32,7 +32,6 @@ from memrank.artifacts._statement import (
     Division,
     RunPredicate,
     Statement,
-    run_id_of,
 )
 from memrank.artifacts._store import Refusal, Verification, verify_all, verify_directory
 from memrank.artifacts._trust import (
@@ -81,7 +80,6 @@ __all__ = [
     "parse_canonical",
     "public_hex",
     "read_root",
-    "run_id_of",
     "seal",
     "sign_root",
     "signing_key",

@@ -15,7 +15,7 @@ from memrank._clock import now_utc
 from memrank.artifacts._canonical import canonical_bytes
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal
 from memrank.artifacts._keys import Ed25519PrivateKey
-from memrank.artifacts._statement import Division, Statement, run_id_of, statement_of
+from memrank.artifacts._statement import Division, Statement, facts_of, statement_of
 from memrank.artifacts._store import RESULTS, RUNS
 from memrank.errors import AttestRefused, UsageError
 from memrank.result import Result
@@ -63,13 +63,14 @@ def attest(
     except ValueError:
         known = ", ".join(d.value for d in Division)
         raise UsageError(f"division {division!r} is not one of {known}") from None
-    if supersedes is not None:
-        _require_same_run(artifacts, supersedes, run_id_of(result))
     result_bytes = result.to_bytes()
+    result_file = orjson.loads(result_bytes)
+    if supersedes is not None:
+        _require_same_run(artifacts, supersedes, facts_of(result_file)["run_id"])
     result_sha256 = hashlib.sha256(result_bytes).hexdigest()
     try:
         statement = statement_of(
-            result,
+            result_file,
             result_sha256,
             track=track,
             division=division,
@@ -81,15 +82,15 @@ def attest(
     payload = canonical_bytes(statement.payload())
     artifact_id = hashlib.sha256(payload).hexdigest()
     envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)
-    result_file = artifacts / RESULTS / f"{result_sha256}.json"
-    envelope_file = artifacts / RUNS / f"{artifact_id}.json"
-    for path, content in ((result_file, result_bytes), (envelope_file, envelope)):
+    result_path = artifacts / RESULTS / f"{result_sha256}.json"
+    envelope_path = artifacts / RUNS / f"{artifact_id}.json"
+    for path, content in ((result_path, result_bytes), (envelope_path, envelope)):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content)
     return Attested(
         artifact_id=artifact_id,
-        envelope=envelope_file,
-        result_file=result_file,
+        envelope=envelope_path,
+        result_file=result_path,
         statement=statement,
     )
 

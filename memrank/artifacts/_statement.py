@@ -13,7 +13,13 @@ from memrank._types import UTCDateTime
 from memrank.evaluation import DatasetBundle
 from memrank.measure import Value
 from memrank.provenance import Evidence, evidence_of, is_publishable
-from memrank.result import EnvironmentRecord, EvaluationRecord, PipelineRecord, Result, SystemRecord
+from memrank.result import (
+    EnvironmentRecord,
+    EvaluationRecord,
+    Install,
+    PipelineRecord,
+    SystemRecord,
+)
 
 __all__ = [
     "PREDICATE_TYPE",
@@ -25,7 +31,6 @@ __all__ = [
     "Subject",
     "facts_of",
     "result_path",
-    "run_id_of",
     "statement_of",
 ]
 
@@ -67,7 +72,8 @@ class RunPredicate(BaseModel):
 
     model_config = _SIGNED
     run_id: str = Field(min_length=1)
-    """Derived from the result: its start second, evaluation name and a short hash."""
+    """``YYYYMMDD-HHMMSS__<evaluation>__<12 hex>``, from the result's start, evaluation and
+    system: the same however often the run is re-measured and re-attested."""
     track: str = Field(min_length=1)
     division: Division
     evidence: Evidence
@@ -124,33 +130,45 @@ def result_path(sha256: str) -> str:
     return f"results/{sha256}.json"
 
 
-def run_id_of(result: Result) -> str:
-    """``YYYYMMDD-HHMMSS__<evaluation>__<6 hex>``: stable for a run, however often re-measured."""
+# Predicate fields a result file determines, and where they are in its JSON.
+_FACTS: dict[str, tuple[str, ...]] = {
+    "system": ("system",),
+    "evaluation": ("evaluation",),
+    "dataset_bundle": ("provenance", "dataset_bundle"),
+    "pipeline": ("provenance", "pipeline"),
+    "environment": ("provenance", "environment"),
+    "started_at": ("started",),
+    "finished_at": ("finished",),
+}
+
+
+def facts_of(result_file: dict[str, Any]) -> dict[str, Any]:
+    """The predicate fields the parsed result file determines, as JSON.
+
+    attest states exactly these, and verify compares the signed predicate with them, so the
+    two can never be built differently. KeyError or TypeError when the file lacks them.
+    """
+    facts: dict[str, Any] = {}
+    for field, path in _FACTS.items():
+        found: Any = result_file
+        for key in path:
+            found = found[key]
+        facts[field] = found
+    started = result_file["started"]
     tag = hashlib.sha256(
-        f"{result.system.name}\n{result.evaluation.version}\n{result.started.isoformat()}".encode()
-    ).hexdigest()[:6]
-    return f"{result.started:%Y%m%d-%H%M%S}__{result.evaluation.name}__{tag}"
-
-
-def facts_of(result: Result) -> dict[str, Any]:
-    """The predicate fields a result determines; attest and verify both build them here."""
-    if result.provenance is None:
-        raise ValueError("the result records no provenance")
-    return {
-        "run_id": run_id_of(result),
-        "system": result.system,
-        "evaluation": result.evaluation,
-        "dataset_bundle": result.provenance.dataset_bundle,
-        "pipeline": result.provenance.pipeline,
-        "environment": result.provenance.environment,
-        "started_at": result.started,
-        "finished_at": result.finished,
-        "summary": tuple(v for v in result.values if v.task_id is None and v.group is None),
-    }
+        f"{result_file['system']['name']}\n{result_file['evaluation']['version']}\n{started}".encode()
+    ).hexdigest()[:12]
+    # started is RFC 3339 UTC as pydantic writes it: YYYY-MM-DDTHH:MM:SS[.ffffff]Z
+    stamp = f"{started[0:4]}{started[5:7]}{started[8:10]}-{started[11:13]}{started[14:16]}{started[17:19]}"
+    facts["run_id"] = f"{stamp}__{result_file['evaluation']['name']}__{tag}"
+    facts["summary"] = [
+        v for v in result_file["values"] if v["task_id"] is None and v["group"] is None
+    ]
+    return facts
 
 
 def statement_of(
-    result: Result,
+    result_file: dict[str, Any],
     result_sha256: str,
     *,
     track: str,
@@ -158,20 +176,26 @@ def statement_of(
     issued_at: datetime,
     supersedes: str | None,
 ) -> Statement:
-    """The statement attest signs for ``result``, whose file hashes to ``result_sha256``."""
-    assert result.provenance is not None
-    evidence = evidence_of(result.provenance.pipeline.install, result.system.transport)
+    """The statement attest signs for the parsed result file that hashes to ``result_sha256``.
+
+    ValidationError when the facts do not make a valid predicate.
+    """
+    facts = facts_of(result_file)
+    evidence = evidence_of(Install(facts["pipeline"]["install"]), facts["system"]["transport"])
+    predicate = RunPredicate.model_validate(
+        {
+            **facts,
+            "track": track,
+            "division": division,
+            "evidence": evidence,
+            "publishable": is_publishable(evidence, facts["evaluation"]["slice"]),
+            "issued_at": issued_at,
+            "supersedes": supersedes,
+        }
+    )
     return Statement(
         type_=STATEMENT_TYPE,
         subject=(Subject(name=result_path(result_sha256), digest=Digest(sha256=result_sha256)),),
         predicateType=PREDICATE_TYPE,
-        predicate=RunPredicate(
-            track=track,
-            division=division,
-            evidence=evidence,
-            publishable=is_publishable(evidence, result.evaluation.slice),
-            issued_at=issued_at,
-            supersedes=supersedes,
-            **facts_of(result),
-        ),
+        predicate=predicate,
     )

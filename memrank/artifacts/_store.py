@@ -7,6 +7,7 @@ first, and adds the one check a single envelope cannot make: run conflicts.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -76,11 +77,12 @@ def verify_all(paths: Iterable[Path], trust: TrustRoot) -> Verification:
     """Verify each envelope file, then refuse runs whose run_id conflicts."""
     runs: list[VerifiedRun] = []
     refusals: list[Refusal] = []
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for path in paths:
-        if path.resolve() in seen:
+        where = os.path.abspath(path)
+        if where in seen:
             continue
-        seen.add(path.resolve())
+        seen.add(where)
         try:
             runs.append(verify(path, trust))
         except ArtifactRefused as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
@@ -30,7 +31,6 @@ from memrank.errors import (
     MalformedEnvelope,
     OversizeFile,
     QuestionCountsDiffer,
-    ResultFileError,
     RevokedKey,
     SchemaRefused,
     SliceNotPublishable,
@@ -45,7 +45,7 @@ from memrank.errors import (
     WrongPayloadType,
 )
 from memrank.provenance import Evidence
-from memrank.result import Result
+from memrank.result import RESULT_SCHEMA, Result
 
 __all__ = ["MAX_ENVELOPE_BYTES", "MAX_RESULT_BYTES", "VerifiedRun", "verify"]
 
@@ -65,12 +65,18 @@ class VerifiedRun:
     keyids: tuple[str, ...]
     """The release keys whose signatures verified, in the order they appear."""
     statement: Statement = field(repr=False)
-    result: Result = field(repr=False)
-    """Parsed from the result file whose sha256 the statement signed."""
+    result_path: Path
+    result_bytes: bytes = field(repr=False)
+    """The result file as read and hashed: exactly the bytes whose sha256 was signed."""
 
     @property
     def predicate(self) -> RunPredicate:
         return self.statement.predicate
+
+    @cached_property
+    def result(self) -> Result:
+        """The Result in ``result_bytes``, typed on first use (verifying does not need it)."""
+        return Result.from_bytes(self.result_bytes, source=str(self.result_path))
 
 
 def verify(path: Path, trust: TrustRoot) -> VerifiedRun:
@@ -93,9 +99,14 @@ def verify(path: Path, trust: TrustRoot) -> VerifiedRun:
             f"{source}: the payload's sha256 is {artifact_id}, so the file must be named "
             f"runs/{artifact_id}.json; do not rename artifacts"
         )
-    result = _check_subject(statement, path.parent.parent, source)
+    result_path, result_bytes = _check_subject(statement, data, path.parent.parent, source)
     return VerifiedRun(
-        artifact_id=artifact_id, path=path, keyids=keyids, statement=statement, result=result
+        artifact_id=artifact_id,
+        path=path,
+        keyids=keyids,
+        statement=statement,
+        result_path=result_path,
+        result_bytes=result_bytes,
     )
 
 
@@ -237,7 +248,9 @@ def _check_policy(predicate: RunPredicate, trust: TrustRoot, source: str) -> Non
         )
 
 
-def _check_subject(statement: Statement, artifacts: Path, source: str) -> Result:
+def _check_subject(
+    statement: Statement, signed: dict[str, Any], artifacts: Path, source: str
+) -> tuple[Path, bytes]:
     subject = statement.subject[0]
     path = artifacts / subject.name
     if not path.is_file():
@@ -252,18 +265,20 @@ def _check_subject(statement: Statement, artifacts: Path, source: str) -> Result
             "or swapped. Restore it from the attested run"
         )
     try:
-        result = Result.from_bytes(raw, source=str(path))
-    except ResultFileError as exc:
+        result_file = orjson.loads(raw)
+        if result_file.get("schema") != RESULT_SCHEMA:
+            raise TypeError(f"schema is {result_file.get('schema')!r}, not {RESULT_SCHEMA!r}")
+        facts = facts_of(result_file)
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as exc:
         raise SubjectDigestMismatch(
-            f"{source}: the signed result file is unreadable: {exc}"
+            f"{source}: the signed result file {path} is not a memrank result with provenance "
+            f"({exc})"
         ) from None
-    if result.provenance is None:
-        raise SubjectDigestMismatch(f"{source}: the signed result file records no provenance")
-    predicate = statement.predicate
-    differing = [k for k, v in facts_of(result).items() if getattr(predicate, k) != v]
+    predicate = signed["predicate"]
+    differing = [name for name, value in facts.items() if predicate[name] != value]
     if differing:
         raise SubjectDigestMismatch(
             f"{source}: the statement's {', '.join(differing)} do not match {path}; "
             "attest builds both from one result, so one of them was made by hand"
         )
-    return result
+    return path, raw

@@ -5,8 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 
+import orjson
 import pytest
+import rfc8785
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memrank.artifacts import (
     IN_TOTO_PAYLOAD_TYPE,
@@ -88,6 +92,7 @@ def test_the_golden_envelope_verifies_from_first_principles() -> None:
         (-(2**53), "exceeds safe integer domain"),
         (float("nan"), "not representable"),
         (float("inf"), "not representable"),
+        (2.0**60, "exceeds safe integer domain"),  # prints as an integer beyond 2^53
     ],
 )
 def test_numbers_canonical_json_cannot_carry_are_refused_at_signing(
@@ -122,3 +127,34 @@ def test_canonical_bytes_parse_back_to_themselves() -> None:
     parsed = parse_canonical(FIXED_PAYLOAD, source="runs/x.json")
     assert parsed["predicate"]["summary"][0]["value"] == 0
     assert canonical_bytes(parsed) == FIXED_PAYLOAD
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=1500, deadline=None, database=None)
+@given(value=_JSON)
+def test_parse_canonical_accepts_exactly_the_rfc_8785_bytes(value: object) -> None:
+    # orjson's encoding is a near miss of RFC 8785 (floats, big integers, keys beyond U+FFFF):
+    # whatever the fast path accepts must be what the reference encoder writes.
+    near_miss = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    try:
+        canonical: bytes | None = canonical_bytes(value)
+    except NotCanonicalizable:
+        canonical = None
+    if canonical is not None:
+        assert canonical == rfc8785.dumps(value)
+        assert canonical_bytes(parse_canonical(canonical, source="x")) == canonical
+    if near_miss != canonical:
+        with pytest.raises(NonCanonicalPayload):
+            parse_canonical(near_miss, source="x")
