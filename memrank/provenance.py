@@ -92,7 +92,7 @@ def pipeline() -> PipelineRecord:
 
 
 def code_sha256(package_dir: Path) -> str:
-    """sha256 of the manifest ``"<sha256 of file> <relative path>\\n"`` over the package's files.
+    """sha256 of the manifest ``"<sha256 of file>  <relative path>\\n"`` (as ``sha256sum`` prints).
 
     Paths are relative to the package's parent (``memrank/run.py``), POSIX-separated and sorted;
     bytecode and board templates are left out, so a wheel install and a checkout of the same
@@ -107,7 +107,7 @@ def code_sha256(package_dir: Path) -> str:
             and not _SKIPPED_DIRS.intersection(relative.parts[:-1])
         ):
             files[relative.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
-    manifest = "".join(f"{files[name]} {name}\n" for name in sorted(files))
+    manifest = "".join(f"{files[name]}  {name}\n" for name in sorted(files))
     return hashlib.sha256(manifest.encode()).hexdigest()
 
 

@@ -77,7 +77,7 @@ def test_code_hash_is_the_sorted_manifest_of_sources_and_data(tmp_path: Path) ->
     (package / "__init__.py").write_bytes(b"x = 1\n")
     (package / "evaluations" / "data" / "demo.json").write_bytes(b"{}")
     manifest = "".join(
-        f"{hashlib.sha256(content).hexdigest()} {name}\n"
+        f"{hashlib.sha256(content).hexdigest()}  {name}\n"
         for name, content in [
             ("memrank/__init__.py", b"x = 1\n"),
             ("memrank/evaluations/data/demo.json", b"{}"),
