@@ -10,14 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
-import subprocess
 import sys
 from enum import StrEnum
 from functools import cache
-from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 import orjson
 
@@ -113,6 +109,9 @@ def code_sha256(package_dir: Path) -> str:
 
 def install_kind() -> Install:
     """How the running memrank was installed, read from PEP 610 ``direct_url.json``."""
+    from importlib.metadata import PackageNotFoundError, distribution
+    from urllib.parse import unquote, urlparse
+
     try:
         dist = distribution("memrank")
     except PackageNotFoundError:
@@ -130,6 +129,8 @@ def install_kind() -> Install:
 
 def _git_state(directory: Path) -> tuple[str | None, bool | None]:
     """The commit and dirtiness of the checkout holding ``directory``; None when there is none."""
+    import subprocess
+
     try:
         head = subprocess.run(
             ["git", "-C", str(directory), "rev-parse", "HEAD"],
@@ -153,6 +154,8 @@ def _git_state(directory: Path) -> tuple[str | None, bool | None]:
 
 def environment() -> EnvironmentRecord:
     """The interpreter and machine, for the reader."""
+    import platform
+
     return EnvironmentRecord(
         python=platform.python_version(),
         platform=f"{sys.platform}-{platform.machine()}",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -130,6 +130,3 @@ def store(tmp_path: Path, keys: Keys, wheel_run: Result) -> Store:
 @pytest.fixture
 def attested(store: Store, wheel_run: Result) -> Attested:
     return store.attest(wheel_run)
-
-
-Rewrite = Callable[[dict[str, object]], None]

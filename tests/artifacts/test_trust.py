@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,8 @@ from .conftest import LONG_AGO, NOW, Keys, Store, first_root, keyid
 def test_a_revoked_key_counts_for_nothing_even_on_a_back_dated_run(
     store: Store, wheel_run: Result
 ) -> None:
+    honest = store.attest(wheel_run)
+    revoked_at = datetime.now(UTC)
     store.publish_root(
         store.trust.root.next(NOW + timedelta(days=30)).with_key_status(
             keyid(store.keys.release), revoked=True
@@ -35,9 +37,11 @@ def test_a_revoked_key_counts_for_nothing_even_on_a_back_dated_run(
         [store.keys.root],
     )
     # Whoever holds the stolen key can claim any date; revocation ignores the claim.
-    back_dated = store.attest(wheel_run)
-    with pytest.raises(RevokedKey, match="whatever its date"):
-        verify(back_dated.envelope, store.trust)
+    back_dated = store.attest(wheel_run, issued_at=wheel_run.finished)
+    assert back_dated.statement.predicate.issued_at < revoked_at
+    for attested in (back_dated, honest):
+        with pytest.raises(RevokedKey, match="whatever its date"):
+            verify(attested.envelope, store.trust)
 
 
 def test_a_retired_key_counts_inside_its_window_only(store: Store, wheel_run: Result) -> None:

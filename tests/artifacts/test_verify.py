@@ -28,6 +28,7 @@ from memrank.errors import (
     DevelopmentObservation,
     EvidenceNotAccepted,
     MalformedEnvelope,
+    NonCanonicalPayload,
     NotCanonicalizable,
     OversizeFile,
     QuestionCountsDiffer,
@@ -338,11 +339,8 @@ def test_non_canonical_payloads_are_refused(
     payload = base64.b64decode(orjson.loads(attested.envelope.read_bytes())["payload"])
     spoiled = spoil(payload)
     assert spoiled != payload and orjson.loads(spoiled)
-    with pytest.raises(NonCanonical):
+    with pytest.raises(NonCanonicalPayload, match="canonical"):
         verify(store.forge(spoiled), store.trust)
-
-
-NonCanonical = memrank.errors.NonCanonicalPayload
 
 
 @pytest.mark.parametrize("name", ["/etc/passwd", "results/../../secret.json", "C:\\x.json"])
