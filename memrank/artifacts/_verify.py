@@ -24,6 +24,7 @@ from memrank.artifacts._statement import RunPredicate, Statement, facts_of
 from memrank.artifacts._trust import TrustRoot
 from memrank.errors import (
     ArtifactNameMismatch,
+    ArtifactRefused,
     BadSignature,
     DevelopmentObservation,
     EvidenceNotAccepted,
@@ -82,7 +83,7 @@ class VerifiedRun:
 def verify(path: Path, trust: TrustRoot) -> VerifiedRun:
     """Verify ``runs/<artifact-id>.json`` (its result file is read from ``../results/``)."""
     source = str(path)
-    opened = open_envelope(read_capped(path, MAX_ENVELOPE_BYTES), source=source)
+    opened = open_envelope(_read_capped(path, MAX_ENVELOPE_BYTES, MalformedEnvelope), source=source)
     if opened.payload_type != IN_TOTO_PAYLOAD_TYPE:
         raise WrongPayloadType(
             f"{source}: payloadType is {opened.payload_type!r}; a memrank run is "
@@ -110,13 +111,13 @@ def verify(path: Path, trust: TrustRoot) -> VerifiedRun:
     )
 
 
-def read_capped(path: Path, cap: int) -> bytes:
+def _read_capped(path: Path, cap: int, unreadable: type[ArtifactRefused]) -> bytes:
     """The file's bytes, refusing one over ``cap`` without reading it all."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(cap + 1)
     except OSError as exc:
-        raise MalformedEnvelope(f"{path}: cannot read it ({exc.strerror})") from None
+        raise unreadable(f"{path}: cannot read it ({exc.strerror})") from None
     if len(raw) > cap:
         raise OversizeFile(f"{path}: over the {cap}-byte cap; this is not a file memrank wrote")
     return raw
@@ -258,7 +259,7 @@ def _check_subject(
             f"{source}: the result file {subject.name} is not in {artifacts}; commit it with "
             "the envelope"
         )
-    raw = read_capped(path, MAX_RESULT_BYTES)
+    raw = _read_capped(path, MAX_RESULT_BYTES, SubjectMissing)
     if hashlib.sha256(raw).hexdigest() != subject.digest.sha256:
         raise SubjectDigestMismatch(
             f"{source}: {path} does not hash to the signed sha256; the result file was changed "

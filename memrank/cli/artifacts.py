@@ -90,30 +90,33 @@ def verify_command(paths: tuple[Path, ...], trust_file: Path | None, anchor: Pat
     Each PATH is an artifacts directory (every runs/*.json in it) or an envelope file
     runs/<artifact-id>.json; the default is ./artifacts. Exits 6 when any is refused.
     """
-    from memrank.artifacts import load_trust, verify_all
+    from memrank.artifacts import TrustRoot, load_trust, verify_all, verify_directory
 
-    by_trust: dict[Path, list[Path]] = {}
+    trusts: dict[Path, TrustRoot] = {}
+
+    def trust_at(root_file: Path) -> TrustRoot:
+        chosen = trust_file or root_file
+        if chosen not in trusts:
+            trusts[chosen] = load_trust(chosen, anchor=anchor)
+        return trusts[chosen]
+
+    verifications: list[Verification] = []
+    loose: dict[Path, list[Path]] = {}
     for path in paths or (Path("artifacts"),):
-        envelopes, directory = _envelopes(path)
-        by_trust.setdefault(trust_file or directory / "root.json", []).extend(envelopes)
-    refused = total = 0
-    for root_file, envelopes in by_trust.items():
-        verification = verify_all(envelopes, load_trust(root_file, anchor=anchor))
+        if path.is_dir():
+            verifications.append(verify_directory(path, trust_at(path / "root.json")))
+        elif path.is_file():  # runs/<artifact-id>.json of an artifacts directory
+            loose.setdefault(path.parent.parent / "root.json", []).append(path)
+        else:
+            raise UsageError(f"{path}: no such artifacts directory or envelope file")
+    verifications += [verify_all(files, trust_at(root)) for root, files in loose.items()]
+    for verification in verifications:
         _report(verification)
-        refused += len(verification.refusals)
-        total += len(verification.runs) + len(verification.refusals)
+    refused = sum(len(v.refusals) for v in verifications)
+    total = refused + sum(len(v.runs) for v in verifications)
     click.echo(f"{total - refused} verified, {refused} refused")
     if refused:
         raise ArtifactRefused(f"{refused} of {total} artifact(s) refused; see above")
-
-
-def _envelopes(path: Path) -> tuple[list[Path], Path]:
-    """The envelope files PATH names, and the artifacts directory they belong to."""
-    if path.is_dir():
-        return sorted((path / "runs").glob("*.json")), path
-    if path.is_file():
-        return [path], path.parent.parent
-    raise UsageError(f"{path}: no such artifacts directory or envelope file")
 
 
 def _report(verification: Verification) -> None:

@@ -25,8 +25,6 @@ from memrank.result import Result
 
 from .conftest import NOW, Store, as_installed
 
-# -- policy ------------------------------------------------------------------------------------
-
 
 def test_a_run_from_the_editable_checkout_is_signed_but_refused(
     store: Store, demo_run: Result
