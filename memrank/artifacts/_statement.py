@@ -1,4 +1,4 @@
-"""The in-toto statement of a run: what is signed, built from a Result and nothing else."""
+"""The in-toto statement of a run: what is signed, built from the result file and nothing else."""
 
 from __future__ import annotations
 
@@ -115,7 +115,7 @@ class Statement(BaseModel):
 
     model_config = {**_SIGNED, "populate_by_name": True}
     type_: Literal["https://in-toto.io/Statement/v1"] = Field(alias="_type")
-    subject: tuple[Subject] = Field()
+    subject: tuple[Subject]
     """Exactly one: the result file."""
     predicateType: Literal["https://memrank.dev/run/v1"]  # noqa: N815 - the in-toto field name
     predicate: RunPredicate
