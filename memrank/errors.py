@@ -11,7 +11,12 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── DefinitionError             (exit 2)  a system, evaluation or measure that is malformed
     ├── RefusedRun                  (exit 3)  memrank.run refused before touching the system
     ├── MeasureRefused              (exit 3)  a measure reads what the stored run never produced
-    └── ResultFileError             (exit 4)  a saved result that cannot be read back
+    ├── ResultFileError             (exit 4)  a saved result that cannot be read back
+    ├── DatasetError                (exit 1)  an evaluation's material cannot be used
+    │   ├── DatasetMissing                    a file is not there and could not be downloaded
+    │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
+    │   └── DatasetMalformed                  a file that is not in the format, or counts that differ
+    └── MissingExtra                (exit 1)  a system needs an optional extra that is not installed
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
 is lost; ``RefusedRun`` is what the command line raises when it meets one.
@@ -22,9 +27,14 @@ from __future__ import annotations
 import click
 
 __all__ = [
+    "DatasetError",
+    "DatasetMalformed",
+    "DatasetMismatch",
+    "DatasetMissing",
     "DefinitionError",
     "MeasureRefused",
     "MemrankError",
+    "MissingExtra",
     "RefusedRun",
     "ResultFileError",
     "UnknownName",
@@ -70,3 +80,23 @@ class ResultFileError(MemrankError):
     """A saved result file that is missing, malformed or of an unknown schema."""
 
     exit_code = 4
+
+
+class DatasetError(MemrankError):
+    """An evaluation's material that cannot be used; the message names the file."""
+
+
+class DatasetMissing(DatasetError):
+    """A file that is not where it should be and could not be downloaded there."""
+
+
+class DatasetMismatch(DatasetError):
+    """A file whose size or sha256 differs from its pin (truncated, edited, or another version)."""
+
+
+class DatasetMalformed(DatasetError):
+    """A file that does not parse in its format, or whose counts differ from the fingerprint."""
+
+
+class MissingExtra(MemrankError):
+    """A system that needs an optional extra (``pip install 'memrank[NAME]'``) not installed."""
