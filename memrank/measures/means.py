@@ -55,19 +55,19 @@ class Means(Measure):
 
     def _mean(self, name: str, members: list[Value]) -> Value:
         numbers = [v.value for v in members if v.value is not None]
-        left_out = len(members) - len(numbers)
+        mean: float | None = None
         if not members:
             why = f"no task has a value named {name.partition('.mean')[0]!r}"
-            return Value(measure=name, decider=self.decider, value=None, why=why)
-        if not numbers:
+        elif not numbers:
             why = f"none of the {len(members)} task value(s) could be decided"
-            return Value(measure=name, decider=self.decider, value=None, why=why)
-        why = f"mean over {len(numbers)} task(s)"
-        if all(n in (0.0, 1.0) for n in numbers):
-            why += f" ({int(sum(numbers))} of {len(numbers)})"
-        if left_out:
-            why += f"; {left_out} without a value left out"
-        return Value(measure=name, decider=self.decider, value=sum(numbers) / len(numbers), why=why)
+        else:
+            mean = sum(numbers) / len(numbers)
+            why = f"mean over {len(numbers)} task(s)"
+            if all(n in (0.0, 1.0) for n in numbers):
+                why += f" ({int(sum(numbers))} of {len(numbers)})"
+            if len(members) > len(numbers):
+                why += f"; {len(members) - len(numbers)} without a value left out"
+        return Value(measure=name, decider=self.decider, value=mean, why=why)
 
 
 _RECALLS = (*(f"evidence-recall@{k}" for k in KS), f"evidence-hit@{HIT_AT}")
