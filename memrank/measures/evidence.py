@@ -18,6 +18,7 @@ names and the headline names record None for it, so it is never mixed into a hea
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -134,10 +135,11 @@ class _EvidenceMeasure(Measure):
             produced += scored
         return produced
 
+    @abstractmethod
     def _scored(
         self, trace: Trace, turns: list[EvidenceTurn], documents: Sequence[Document]
     ) -> list[Value]:
-        raise NotImplementedError
+        """The task's values under the headline names, from the documents recalled."""
 
     def _headline(self) -> tuple[str, ...]:
         return tuple(n for n in self.names() if "-negative" not in n)

@@ -20,6 +20,14 @@ from memrank.evaluations.locomo import PIN
 BODY = b'{"material": "a small pinned file"}\n'
 
 
+@pytest.fixture(autouse=True)
+def _direct(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loopback servers below are reached directly, whatever proxy the machine names."""
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(variable, raising=False)
+        monkeypatch.delenv(variable.lower(), raising=False)
+
+
 def _pin(url: str, body: bytes = BODY) -> Pin:
     return Pin("toy", "toy.json", url, hashlib.sha256(body).hexdigest(), len(body))
 
