@@ -17,6 +17,10 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
     │   └── ContractError                     a response that breaks the Add/Search contract
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
+    ├── DatasetError                (exit 1)  an evaluation's material cannot be used
+    │   ├── DatasetMissing                    a file is not there and could not be downloaded
+    │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
+    │   └── DatasetMalformed                  a file that is not in the format, or counts that differ
     ├── KeyFileError                (exit 2)  a key file that is missing, not PEM, or not Ed25519
     ├── AttestRefused               (exit 3)  attest will not sign this result
     │   └── NotCanonicalizable                a number canonical JSON cannot carry (NaN, beyond 2^53)
@@ -70,6 +74,10 @@ __all__ = [
     "BadSignature",
     "CheckFailed",
     "ContractError",
+    "DatasetError",
+    "DatasetMalformed",
+    "DatasetMismatch",
+    "DatasetMissing",
     "DefinitionError",
     "DevelopmentObservation",
     "EndpointError",
@@ -131,7 +139,8 @@ class UnknownName(UsageError):
 
 
 class MissingExtra(UsageError):
-    """A command needs an optional extra that is not installed (``pip install 'memrank[serve]'``)."""
+    """A command or system needs an optional extra that is not installed
+    (``pip install 'memrank[serve]'``, ``'memrank[dense]'``)."""
 
 
 class DefinitionError(MemrankError):
@@ -330,3 +339,22 @@ class SubjectDigestMismatch(ArtifactRefused):
 
 class RunConflict(ArtifactRefused):
     """Two artifacts of one run_id, neither superseding the other."""
+
+
+# -- evaluation material ----------------------------------------------------------------------
+
+
+class DatasetError(MemrankError):
+    """An evaluation's material that cannot be used; the message names the file."""
+
+
+class DatasetMissing(DatasetError):
+    """A file that is not where it should be and could not be downloaded there."""
+
+
+class DatasetMismatch(DatasetError):
+    """A file whose size or sha256 differs from its pin (truncated, edited, or another version)."""
+
+
+class DatasetMalformed(DatasetError):
+    """A file that does not parse in its format, or whose counts differ from the fingerprint."""
