@@ -1,13 +1,7 @@
-"""The real benchmark material the evaluation tests read: a copy of shared/ beside the clone.
-
-``MEMRANK_SHARED_DATA`` points elsewhere. When the material is missing the tests that need it
-skip, saying where they looked; under CI (``CI`` set) they fail instead, so an acceptance
-check can never pass by not running.
-"""
+"""Fixtures of the evaluation tests, over the shared benchmark material (tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +9,6 @@ import pytest
 import memrank
 from memrank.evaluations._cache import DATA_DIR_VARIABLE
 
-SHARED_VARIABLE = "MEMRANK_SHARED_DATA"
 _VARIABLES = (
     DATA_DIR_VARIABLE,
     "MEMRANK_LOCOMO_FILE",
@@ -29,18 +22,6 @@ def _no_outside_material(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test reads material from the environment it happened to be started in."""
     for variable in _VARIABLES:
         monkeypatch.delenv(variable, raising=False)
-
-
-@pytest.fixture(scope="session")
-def shared_data() -> Path:
-    given = os.environ.get(SHARED_VARIABLE)
-    root = Path(given) if given else Path(__file__).resolve().parents[2].parent / "shared" / "data"
-    if not (root / "locomo" / "locomo10.json").is_file():
-        message = f"no benchmark material at {root}; set {SHARED_VARIABLE} to shared/data"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return root
 
 
 @pytest.fixture

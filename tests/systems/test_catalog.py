@@ -8,7 +8,6 @@ import memrank
 from memrank.catalog import SYSTEMS
 from memrank.cli import main
 
-
 # Clients of running services need to be told where the service is; nothing is contacted here.
 ENDPOINTS = {"aml": {"base_url": "http://127.0.0.1:9"}}
 
