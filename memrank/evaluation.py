@@ -169,13 +169,22 @@ def question_counts(tasks: tuple[Task, ...]) -> dict[str, int]:
 
 
 def _distinct(tasks: tuple[Task, ...] | list[Task]) -> tuple[Document, ...]:
-    """The tasks' documents in order of first appearance, each given once."""
-    seen: set[tuple[str, str]] = set()
+    """The tasks' documents in order of first appearance, each given once.
+
+    Tasks of a group usually share the very same Document objects, so identity is checked
+    first; an equal document under the same id (built twice) is still given once.
+    """
+    seen_objects: set[int] = set()
+    by_id: dict[str, list[Document]] = {}
     documents = []
     for task in tasks:
         for document in task.context:
-            key = (document.id, document.model_dump_json())
-            if key not in seen:
-                seen.add(key)
-                documents.append(document)
+            if id(document) in seen_objects:
+                continue
+            seen_objects.add(id(document))
+            same_id = by_id.setdefault(document.id, [])
+            if any(document == other for other in same_id):
+                continue
+            same_id.append(document)
+            documents.append(document)
     return tuple(documents)

@@ -61,6 +61,10 @@ class Value(BaseModel):
     """The number; None means "could not decide" and then ``why`` says why. Never 0 for absent."""
     why: str = ""
     """How it was decided, or why it could not be."""
+    count: int | None = Field(default=None, ge=0)
+    """For a share: the count it is of, so that ``value == count / total``; None otherwise."""
+    total: int | None = Field(default=None, ge=1)
+    """For a share: out of how many."""
 
     @model_validator(mode="after")
     def _none_carries_a_reason(self) -> Value:
@@ -68,6 +72,22 @@ class Value(BaseModel):
             raise ValueError(f"value of {self.measure!r} is None without a reason: give `why`")
         if self.value is not None and not math.isfinite(self.value):
             raise ValueError(f"value of {self.measure!r} is {self.value}; use None with a reason")
+        return self
+
+    @model_validator(mode="after")
+    def _share_matches_its_counts(self) -> Value:
+        if self.count is None and self.total is None:
+            return self
+        if self.count is None or self.total is None or self.count > self.total:
+            raise ValueError(
+                f"value of {self.measure!r} has count={self.count}, total={self.total}; "
+                "give both, with count at most total"
+            )
+        if self.value != self.count / self.total:
+            raise ValueError(
+                f"value of {self.measure!r} is {self.value}, not count/total = "
+                f"{self.count}/{self.total}"
+            )
         return self
 
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,11 +17,21 @@ from pydantic import BaseModel, Field, ValidationError
 
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
-from memrank.evaluation import Clearing
+from memrank.evaluation import Clearing, DatasetBundle
 from memrank.measure import Value
 from memrank.trace import Trace
 
-__all__ = ["ClearingRecord", "EvaluationRecord", "Result", "SystemRecord", "RESULT_SCHEMA"]
+__all__ = [
+    "ClearingRecord",
+    "EnvironmentRecord",
+    "EvaluationRecord",
+    "Install",
+    "PipelineRecord",
+    "Provenance",
+    "Result",
+    "SystemRecord",
+    "RESULT_SCHEMA",
+]
 
 RESULT_SCHEMA: Literal["memrank.result/v1"] = "memrank.result/v1"
 
@@ -72,6 +83,53 @@ class ClearingRecord(BaseModel):
     why: str
 
 
+class Install(StrEnum):
+    """How the memrank that ran was installed."""
+
+    WHEEL = "wheel"
+    """Files installed from a built wheel: an immutable copy of one build."""
+    EDITABLE = "editable"
+    """An editable install: the files run are a checkout that can change under it."""
+    SOURCE = "source"
+    """A source tree memrank was imported from without being installed."""
+
+
+class PipelineRecord(BaseModel):
+    """The memrank that produced the measurements."""
+
+    model_config = FROZEN
+    memrank_version: str
+    """The installed version (``0.0.0+unknown`` for a tree that was never installed)."""
+    code_sha256: str
+    """sha256 over the sorted relative paths and contents of the package's sources and data."""
+    install: Install
+    """How memrank was installed (PEP 610 ``direct_url.json``)."""
+    git_commit: str | None = None
+    """The checkout's commit, for an editable install or a source tree inside git."""
+    dirty: bool | None = None
+    """Whether that checkout differed from its commit; None when there is no checkout."""
+
+
+class EnvironmentRecord(BaseModel):
+    """Where the run happened: recorded for the reader, never compared or pinned."""
+
+    model_config = FROZEN
+    python: str
+    platform: str
+    cpus: int | None
+    """Logical CPUs the machine reports; None when it does not say."""
+
+
+class Provenance(BaseModel):
+    """Facts captured when the run happened, from which its evidence class is derived."""
+
+    model_config = FROZEN
+    pipeline: PipelineRecord
+    dataset_bundle: DatasetBundle
+    """The evaluation's material, pinned: digest, files and question counts."""
+    environment: EnvironmentRecord
+
+
 class Result(BaseModel):
     """A run: the system and evaluation records, the traces, and every value measured."""
 
@@ -86,6 +144,8 @@ class Result(BaseModel):
     values: tuple[Value, ...] = ()
     started: UTCDateTime
     finished: UTCDateTime
+    provenance: Provenance | None = None
+    """What ran and on what material; None only in results saved before it was recorded."""
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
+from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
 from memrank.trace import TRACE_FIELDS, Answered, Declared, Failure, Given, Step, Trace
@@ -63,6 +64,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
             refusal=refusal,
             started=started,
             finished=now_utc(),
+            provenance=capture(evaluation),
         )
     assert isinstance(system, System)
     traces, clearing = _drive(system, evaluation, concurrency)
@@ -74,6 +76,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         values=tuple(_apply(measures, traces, ())),
         started=started,
         finished=now_utc(),
+        provenance=capture(evaluation),
     )
 
 

@@ -1,9 +1,12 @@
-"""Shared test parts: small real systems that record every call made to them."""
+"""Shared test parts: the benchmark material beside the clone, and small real systems that
+record every call made to them."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +56,23 @@ class SpyMemory(WordOverlap):
 @pytest.fixture
 def demo() -> memrank.Evaluation:
     return memrank.evaluation("demo")
+
+
+SHARED_DATA_VARIABLE = "MEMRANK_SHARED_DATA"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real benchmark material: shared/data beside the clone, or MEMRANK_SHARED_DATA.
+
+    When it is missing the tests that need it skip, saying where they looked; under CI
+    (``CI`` set) they fail instead, so an acceptance check can never pass by not running.
+    """
+    given = os.environ.get(SHARED_DATA_VARIABLE)
+    root = Path(given) if given else Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    if not (root / "locomo" / "locomo10.json").is_file():
+        message = f"no benchmark material at {root}; set {SHARED_DATA_VARIABLE} to shared/data"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return root

@@ -1,12 +1,10 @@
 """A paired reading on real material: LoCoMo's ten conversations, two real retrievers.
 
-The material lives in the shared data folder beside the repository (``../shared``, or the
-folder named by MEMRANK_SHARED); without it these tests skip and say so.
+The material comes from the ``shared_data`` fixture (tests/conftest.py).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -35,8 +33,6 @@ from memrank.stats import cluster_bootstrap
 from memrank.system import Content
 from memrank.systems import WordOverlap
 
-SHARED = Path(os.environ.get("MEMRANK_SHARED", Path(__file__).parents[2] / "shared"))
-LOCOMO = SHARED / "data" / "locomo" / "locomo10.json"
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -86,9 +82,9 @@ class AnswerWordsRecalled(Measure):
         return produced
 
 
-def _locomo() -> Evaluation:
+def _locomo(locomo: Path) -> Evaluation:
     tasks = []
-    for conversation in orjson.loads(LOCOMO.read_bytes()):
+    for conversation in orjson.loads(locomo.read_bytes()):
         sample, turns = conversation["sample_id"], conversation["conversation"]
         sessions = tuple(
             Document(
@@ -125,10 +121,8 @@ def _locomo() -> Evaluation:
 
 
 @pytest.fixture(scope="module")
-def results() -> tuple[Result, Result]:
-    if not LOCOMO.is_file():
-        pytest.skip(f"LoCoMo is not at {LOCOMO}; set MEMRANK_SHARED to the shared folder")
-    evaluation = _locomo()
+def results(shared_data: Path) -> tuple[Result, Result]:
+    evaluation = _locomo(shared_data / "locomo" / "locomo10.json")
     return memrank.run(WordOverlap(), evaluation), memrank.run(LatestSessions(), evaluation)
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import click
 
+from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.catalog import catalog_command
+from memrank.cli.keys import keys_group
 from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
+from memrank.cli.trust import trust_group
 from memrank.cli.wire import check_command, serve_command
 
 __all__ = ["main"]
@@ -23,3 +26,7 @@ main.add_command(catalog_command)
 main.add_command(pair_command)
 main.add_command(serve_command)
 main.add_command(check_command)
+main.add_command(keys_group)
+main.add_command(attest_command)
+main.add_command(verify_command)
+main.add_command(trust_group)

@@ -63,4 +63,13 @@ class FailureRate(Measure):
         why = f"{failed} of {len(traces)} traces carry an error"
         if steps:
             why += " (" + ", ".join(f"{step}: {n}" for step, n in sorted(steps.items())) + ")"
-        return [Value(measure=self.name, decider=self.decider, value=failed / len(traces), why=why)]
+        return [
+            Value(
+                measure=self.name,
+                decider=self.decider,
+                value=failed / len(traces),
+                why=why,
+                count=failed,
+                total=len(traces),
+            )
+        ]

@@ -39,6 +39,8 @@ def test_results_json_carries_every_cell_with_measure_decider_and_why(board: Boa
         "group": None,
         "value": 0.8,
         "why": "mean of 2 tasks",
+        "count": None,
+        "total": None,
         "run": "runs/0101010101010101/index.html",
     }
     assert data["rows"][1]["cells"]["locomo"] is None

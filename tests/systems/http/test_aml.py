@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +23,6 @@ from memrank.wire.schema import AddRequest, SearchRequest
 from memrank.wire.serve import serving
 from tests.loopback import Canned, Scripted
 
-SHARED = Path(os.environ.get("MEMRANK_SHARED", Path(__file__).parents[3].parent / "shared"))
 USER_ID = re.compile(r"^eval:run_[0-9a-f]{12}:(?P<evaluation>[^:]+):(?P<unit>.+)$")
 
 
@@ -88,10 +86,8 @@ def test_documents_without_a_session_are_each_their_own_session(demo: Evaluation
     ]
 
 
-def _locomo_conversation() -> tuple[list[Document], list[dict[str, object]]]:
-    path = SHARED / "data" / "locomo" / "locomo10.json"
-    if not path.exists():
-        pytest.skip(f"the shared LoCoMo data is not at {path}; set MEMRANK_SHARED")
+def _locomo_conversation(shared_data: Path) -> tuple[list[Document], list[dict[str, object]]]:
+    path = shared_data / "locomo" / "locomo10.json"
     sample = orjson.loads(path.read_bytes())[0]
     talk = sample["conversation"]
     sessions = sorted(
@@ -105,8 +101,8 @@ def _locomo_conversation() -> tuple[list[Document], list[dict[str, object]]]:
     return documents, sample["qa"]
 
 
-def test_a_real_locomo_conversation_chunks_and_recalls_as_in_process() -> None:
-    documents, questions = _locomo_conversation()
+def test_a_real_locomo_conversation_chunks_and_recalls_as_in_process(shared_data: Path) -> None:
+    documents, questions = _locomo_conversation(shared_data)
     tasks = tuple(
         Task(
             id=f"q{n}",

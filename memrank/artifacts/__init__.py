@@ -1,0 +1,90 @@
+"""Signed, content-addressed run artifacts and the trust root that says whose signatures count.
+
+``attest`` signs a result; ``verify`` checks one envelope; ``verify_directory`` checks every
+envelope in an artifacts directory against its ``root.json`` and reports each refusal. The
+format is documented in docs/artifacts.md so that a verifier can be written from it alone.
+"""
+
+from memrank.artifacts._attest import Attested, attest
+from memrank.artifacts._canonical import canonical_bytes, parse_canonical
+from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, Opened, open_envelope, pae, seal
+from memrank.artifacts._keys import (
+    SIGNING_KEY_VARIABLE,
+    generate_key_files,
+    keyid_of,
+    load_private_key,
+    load_public_key,
+    public_hex,
+    signing_key,
+)
+from memrank.artifacts._root import (
+    DatasetBaseline,
+    KeyStatus,
+    Role,
+    Roles,
+    Root,
+    TrackPolicy,
+    TrustedKey,
+)
+from memrank.artifacts._statement import (
+    PREDICATE_TYPE,
+    STATEMENT_TYPE,
+    Division,
+    RunPredicate,
+    Statement,
+)
+from memrank.artifacts._store import Refusal, Verification, verify_all, verify_directory
+from memrank.artifacts._trust import (
+    ROOT_PAYLOAD_TYPE,
+    TrustRoot,
+    load_trust,
+    read_root,
+    sign_root,
+    write_root,
+)
+from memrank.artifacts._verify import MAX_ENVELOPE_BYTES, MAX_RESULT_BYTES, VerifiedRun, verify
+
+__all__ = [
+    "IN_TOTO_PAYLOAD_TYPE",
+    "MAX_ENVELOPE_BYTES",
+    "MAX_RESULT_BYTES",
+    "PREDICATE_TYPE",
+    "ROOT_PAYLOAD_TYPE",
+    "SIGNING_KEY_VARIABLE",
+    "STATEMENT_TYPE",
+    "Attested",
+    "DatasetBaseline",
+    "Division",
+    "KeyStatus",
+    "Opened",
+    "Refusal",
+    "Role",
+    "Roles",
+    "Root",
+    "RunPredicate",
+    "Statement",
+    "TrackPolicy",
+    "TrustRoot",
+    "TrustedKey",
+    "VerifiedRun",
+    "Verification",
+    "attest",
+    "canonical_bytes",
+    "generate_key_files",
+    "keyid_of",
+    "load_private_key",
+    "load_public_key",
+    "load_trust",
+    "open_envelope",
+    "pae",
+    "parse_canonical",
+    "public_hex",
+    "read_root",
+    "seal",
+    "sign_root",
+    "signing_key",
+    "verify",
+    "verify_all",
+    "verify_directory",
+    "write_root",
+]

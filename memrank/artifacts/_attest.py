@@ -1,0 +1,111 @@
+"""attest(): sign a run's statement and write it, with its result file, into an artifacts dir."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+from pydantic import ValidationError
+
+from memrank._clock import now_utc
+from memrank.artifacts._canonical import canonical_bytes
+from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal
+from memrank.artifacts._keys import Ed25519PrivateKey
+from memrank.artifacts._statement import Division, Statement, facts_of, statement_of
+from memrank.artifacts._store import RESULTS, RUNS
+from memrank.errors import AttestRefused, UsageError
+from memrank.result import Result
+
+__all__ = ["Attested", "attest"]
+
+
+@dataclass(frozen=True)
+class Attested:
+    """What attest wrote."""
+
+    artifact_id: str
+    envelope: Path
+    result_file: Path
+    statement: Statement
+
+
+def attest(
+    result: Result,
+    track: str,
+    division: Division | str,
+    key: Ed25519PrivateKey | Sequence[Ed25519PrivateKey],
+    *,
+    artifacts: Path = Path("artifacts"),
+    supersedes: str | None = None,
+    issued_at: datetime | None = None,
+) -> Attested:
+    """Sign ``result`` for ``track`` and ``division`` with ``key`` (or several keys).
+
+    Writes ``results/<sha256>.json`` (the result file) and ``runs/<artifact-id>.json`` (the
+    DSSE envelope of the statement) under ``artifacts``. The evidence class is derived from the
+    result's provenance; a development observation is signed as one, and the verifier refuses it.
+    """
+    keys = [key] if isinstance(key, Ed25519PrivateKey) else list(key)
+    if not keys:
+        raise UsageError("attest needs at least one signing key")
+    if result.refusal is not None:
+        raise AttestRefused(f"the run was refused ({result.refusal}); there is nothing to attest")
+    if result.provenance is None:
+        raise AttestRefused(
+            "the result records no provenance (saved by an older memrank); run it again"
+        )
+    try:
+        division = Division(division)
+    except ValueError:
+        known = ", ".join(d.value for d in Division)
+        raise UsageError(f"division {division!r} is not one of {known}") from None
+    result_bytes = result.to_bytes()
+    result_file = orjson.loads(result_bytes)
+    if supersedes is not None:
+        _require_same_run(artifacts, supersedes, facts_of(result_file)["run_id"])
+    result_sha256 = hashlib.sha256(result_bytes).hexdigest()
+    try:
+        statement = statement_of(
+            result_file,
+            result_sha256,
+            track=track,
+            division=division,
+            issued_at=issued_at or now_utc(),
+            supersedes=supersedes,
+        )
+    except ValidationError as exc:
+        raise AttestRefused(f"cannot state this run: {exc.errors()[0]['msg']}") from None
+    payload = canonical_bytes(statement.payload())
+    artifact_id = hashlib.sha256(payload).hexdigest()
+    envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)
+    result_path = artifacts / RESULTS / f"{result_sha256}.json"
+    envelope_path = artifacts / RUNS / f"{artifact_id}.json"
+    for path, content in ((result_path, result_bytes), (envelope_path, envelope)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    return Attested(
+        artifact_id=artifact_id,
+        envelope=envelope_path,
+        result_file=result_path,
+        statement=statement,
+    )
+
+
+def _require_same_run(artifacts: Path, artifact_id: str, run_id: str) -> None:
+    """A correction names an artifact of the same run that is already in the directory."""
+    path = artifacts / RUNS / f"{artifact_id}.json"
+    if not path.is_file():
+        raise AttestRefused(
+            f"--supersedes {artifact_id}: no {path}; name the artifact id this run corrects"
+        )
+    payload = open_envelope(path.read_bytes(), source=str(path)).payload
+    theirs = orjson.loads(payload).get("predicate", {}).get("run_id")
+    if theirs != run_id:
+        raise AttestRefused(
+            f"--supersedes {artifact_id}: that artifact is run {theirs!r}, this one is {run_id!r}; "
+            "a correction supersedes an artifact of the same run"
+        )

@@ -1,0 +1,99 @@
+"""Canonical bytes: RFC 8785 (JCS) JSON, the only bytes memrank signs or accepts as signed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+import rfc8785
+
+from memrank.errors import NonCanonicalPayload, NotCanonicalizable
+
+__all__ = ["canonical_bytes", "parse_canonical"]
+
+_MAX_SAFE = 2**53 - 1
+# UTF-8 lead bytes of characters beyond U+FFFF (and bytes no UTF-8 text holds).
+_BEYOND_THE_BMP = re.compile(rb"[\xf0-\xff]")
+
+
+def canonical_bytes(data: Any, *, what: str = "the statement") -> bytes:
+    """The RFC 8785 canonical JSON of ``data`` (already JSON-shaped: dicts, lists, str, numbers).
+
+    Refuses what canonical JSON cannot carry exactly: NaN, infinities, integers beyond
+    2^53 - 1 (a verifier in another language would read back a different number), and floats
+    so large they print as such an integer. What it returns, ``parse_canonical`` accepts.
+    """
+    try:
+        encoded = rfc8785.dumps(data)
+        parse_canonical(encoded, source=what)
+    except (rfc8785.CanonicalizationError, NonCanonicalPayload) as exc:
+        raise NotCanonicalizable(
+            f"{what} cannot be signed: {exc}; canonical JSON carries only finite numbers and "
+            "integers within +/-(2^53 - 1), so record such a number as a string"
+        ) from None
+    return encoded
+
+
+def parse_canonical(raw: bytes, *, source: str) -> Any:
+    """Parse signed bytes, refusing them unless they are exactly their own canonical form.
+
+    Re-encoding what the bytes parse to must give the bytes back. That one comparison refuses
+    whitespace, key order, ``1.0`` for ``1``, escaped unicode that could be literal, and
+    duplicate keys (a parser keeps one of them; the canonical form of the result is shorter).
+    """
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise NonCanonicalPayload(
+            f"{source}: the payload is not JSON ({exc}); sign with `memrank attest`, which "
+            "writes RFC 8785 bytes"
+        ) from None
+    # orjson (compiled) re-encodes exactly as RFC 8785 does unless a number or a key needs
+    # the RFC's own rules; only then is the slower reference encoder asked.
+    if (
+        orjson.dumps(data, option=orjson.OPT_SORT_KEYS) == raw
+        and _BEYOND_THE_BMP.search(raw) is None
+        and _numbers_agree(data)
+    ):
+        return data
+    try:
+        again = rfc8785.dumps(data)
+    except rfc8785.CanonicalizationError as exc:
+        raise NonCanonicalPayload(
+            f"{source}: the payload holds a number canonical JSON cannot carry ({exc})"
+        ) from None
+    if again != raw:
+        at = next((i for i, (a, b) in enumerate(zip(raw, again, strict=False)) if a != b), None)
+        where = f"byte {at}" if at is not None else f"length {len(raw)} vs {len(again)}"
+        raise NonCanonicalPayload(
+            f"{source}: the payload is valid JSON but not its RFC 8785 canonical form (first "
+            f"difference at {where}); re-sign it with `memrank attest` rather than editing it"
+        )
+    return data
+
+
+def _numbers_agree(data: Any) -> bool:
+    """Whether every number in ``data`` prints the same in orjson and in RFC 8785.
+
+    The two escape every string alike and, within the Basic Multilingual Plane, order keys
+    alike; they differ on floats (``1e+16``, ``-0.0``, ``5.0``) and on integers beyond 2^53.
+    (Keys beyond U+FFFF, which RFC 8785 orders by UTF-16, are checked on the raw bytes.)
+    """
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is dict:
+            pending.extend(item.values())
+        elif kind is list:
+            pending.extend(item)
+        elif kind is float:
+            try:
+                if rfc8785.dumps(item) != orjson.dumps(item):
+                    return False
+            except rfc8785.CanonicalizationError:
+                return False
+        elif kind is int and abs(item) > _MAX_SAFE:
+            return False
+    return True

@@ -1,0 +1,201 @@
+"""The in-toto statement of a run: what is signed, built from the result file and nothing else."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from memrank._types import UTCDateTime
+from memrank.evaluation import DatasetBundle
+from memrank.measure import Value
+from memrank.provenance import Evidence, evidence_of, is_publishable
+from memrank.result import (
+    EnvironmentRecord,
+    EvaluationRecord,
+    Install,
+    PipelineRecord,
+    SystemRecord,
+)
+
+__all__ = [
+    "PREDICATE_TYPE",
+    "STATEMENT_TYPE",
+    "Digest",
+    "Division",
+    "RunPredicate",
+    "Statement",
+    "Subject",
+    "facts_of",
+    "result_path",
+    "statement_of",
+]
+
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://memrank.dev/run/v1"
+_SHA256 = r"^[0-9a-f]{64}$"
+_SIGNED = ConfigDict(frozen=True, extra="forbid")
+
+
+class Division(StrEnum):
+    """Which board a run competes on."""
+
+    OPEN_SOURCE = "open-source"
+    COMMERCIAL = "commercial"
+
+
+class Digest(BaseModel):
+    model_config = _SIGNED
+    sha256: str = Field(pattern=_SHA256)
+
+
+class Subject(BaseModel):
+    """The result file, by its path in the artifacts directory and its digest."""
+
+    model_config = _SIGNED
+    name: str
+    """``results/<sha256>.json``, relative to the artifacts directory."""
+    digest: Digest
+
+    @model_validator(mode="after")
+    def _named_by_its_digest(self) -> Subject:
+        if self.name != result_path(self.digest.sha256):
+            raise ValueError(f"subject name {self.name!r} is not results/<its sha256>.json")
+        return self
+
+
+class RunPredicate(BaseModel):
+    """What memrank states about a run (predicateType https://memrank.dev/run/v1)."""
+
+    model_config = _SIGNED
+    run_id: str = Field(min_length=1)
+    """``YYYYMMDD-HHMMSS__<evaluation>__<12 hex>``, from the result's start, evaluation and
+    system: the same however often the run is re-measured and re-attested."""
+    track: str = Field(min_length=1)
+    division: Division
+    evidence: Evidence
+    """Derived from ``pipeline.install`` and ``system.transport``; never chosen."""
+    publishable: bool
+    """False for a development observation and for a slice."""
+    system: SystemRecord
+    evaluation: EvaluationRecord
+    dataset_bundle: DatasetBundle
+    pipeline: PipelineRecord
+    environment: EnvironmentRecord
+    started_at: UTCDateTime
+    finished_at: UTCDateTime
+    issued_at: UTCDateTime
+    """When it was attested: the board's publication date and the instant key validity is
+    checked at."""
+    summary: tuple[Value, ...]
+    """The run-scope values; a share carries the counts it comes from."""
+    supersedes: str | None = Field(default=None, pattern=_SHA256)
+    """The artifact id this one corrects, for the same run_id."""
+
+    @model_validator(mode="after")
+    def _derived_facts_agree(self) -> RunPredicate:
+        evidence = evidence_of(self.pipeline.install, self.system.transport)
+        if self.evidence is not evidence:
+            raise ValueError(
+                f"evidence is {self.evidence.value} but install {self.pipeline.install.value} "
+                f"over transport {self.system.transport} gives {evidence.value}"
+            )
+        if self.publishable != is_publishable(evidence, self.evaluation.slice):
+            raise ValueError(f"publishable is {self.publishable}, which the facts do not give")
+        if not self.started_at <= self.finished_at <= self.issued_at:
+            raise ValueError("started_at <= finished_at <= issued_at does not hold")
+        return self
+
+
+class Statement(BaseModel):
+    """An in-toto Statement v1 naming one result file."""
+
+    model_config = {**_SIGNED, "populate_by_name": True}
+    type_: Literal["https://in-toto.io/Statement/v1"] = Field(alias="_type")
+    subject: tuple[Subject]
+    """Exactly one: the result file."""
+    predicateType: Literal["https://memrank.dev/run/v1"]  # noqa: N815 - the in-toto field name
+    predicate: RunPredicate
+
+    def payload(self) -> dict[str, Any]:
+        """The JSON shape that is canonicalised and signed."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def result_path(sha256: str) -> str:
+    """Where a result file lives in an artifacts directory."""
+    return f"results/{sha256}.json"
+
+
+# Predicate fields a result file determines, and where they are in its JSON.
+_FACTS: dict[str, tuple[str, ...]] = {
+    "system": ("system",),
+    "evaluation": ("evaluation",),
+    "dataset_bundle": ("provenance", "dataset_bundle"),
+    "pipeline": ("provenance", "pipeline"),
+    "environment": ("provenance", "environment"),
+    "started_at": ("started",),
+    "finished_at": ("finished",),
+}
+
+
+def facts_of(result_file: dict[str, Any]) -> dict[str, Any]:
+    """The predicate fields the parsed result file determines, as JSON.
+
+    attest states exactly these, and verify compares the signed predicate with them, so the
+    two can never be built differently. KeyError or TypeError when the file lacks them.
+    """
+    facts: dict[str, Any] = {}
+    for field, path in _FACTS.items():
+        found: Any = result_file
+        for key in path:
+            found = found[key]
+        facts[field] = found
+    started = result_file["started"]
+    tag = hashlib.sha256(
+        f"{result_file['system']['name']}\n{result_file['evaluation']['version']}\n{started}".encode()
+    ).hexdigest()[:12]
+    # started is RFC 3339 UTC as pydantic writes it: YYYY-MM-DDTHH:MM:SS[.ffffff]Z
+    stamp = f"{started[0:4]}{started[5:7]}{started[8:10]}-{started[11:13]}{started[14:16]}{started[17:19]}"
+    facts["run_id"] = f"{stamp}__{result_file['evaluation']['name']}__{tag}"
+    facts["summary"] = [
+        v for v in result_file["values"] if v["task_id"] is None and v["group"] is None
+    ]
+    return facts
+
+
+def statement_of(
+    result_file: dict[str, Any],
+    result_sha256: str,
+    *,
+    track: str,
+    division: Division,
+    issued_at: datetime,
+    supersedes: str | None,
+) -> Statement:
+    """The statement attest signs for the parsed result file that hashes to ``result_sha256``.
+
+    ValidationError when the facts do not make a valid predicate.
+    """
+    facts = facts_of(result_file)
+    evidence = evidence_of(Install(facts["pipeline"]["install"]), facts["system"]["transport"])
+    predicate = RunPredicate.model_validate(
+        {
+            **facts,
+            "track": track,
+            "division": division,
+            "evidence": evidence,
+            "publishable": is_publishable(evidence, facts["evaluation"]["slice"]),
+            "issued_at": issued_at,
+            "supersedes": supersedes,
+        }
+    )
+    return Statement(
+        type_=STATEMENT_TYPE,
+        subject=(Subject(name=result_path(result_sha256), digest=Digest(sha256=result_sha256)),),
+        predicateType=PREDICATE_TYPE,
+        predicate=predicate,
+    )

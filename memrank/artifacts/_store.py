@@ -1,0 +1,134 @@
+"""An artifacts directory: where attest writes, and every envelope in it verified at once.
+
+Layout: ``root.json`` (+ ``roots/<version>.json``), ``runs/<artifact-id>.json`` (envelopes),
+``results/<sha256>.json`` (result files). ``verify_all`` reports every refusal, not only the
+first, and adds the one check a single envelope cannot make: run conflicts.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from memrank.artifacts._trust import TrustRoot, load_trust
+from memrank.artifacts._verify import VerifiedRun, verify
+from memrank.errors import ArtifactRefused, RunConflict
+
+__all__ = [
+    "RESULTS",
+    "ROOT",
+    "RUNS",
+    "Refusal",
+    "Verification",
+    "verify_all",
+    "verify_directory",
+]
+
+ROOT = "root.json"
+RUNS = "runs"
+RESULTS = "results"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One artifact the verifier refused, and why."""
+
+    path: Path
+    error: type[ArtifactRefused]
+    """The refusal's class in memrank's error tree (its docs entry says what it means)."""
+    reason: str
+    """The message: names the file and what to do."""
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Every artifact examined: those verified and those refused, each sorted by path."""
+
+    runs: tuple[VerifiedRun, ...]
+    refusals: tuple[Refusal, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.refusals
+
+
+def verify_directory(
+    directory: Path,
+    trust: TrustRoot | None = None,
+    *,
+    anchor: Path | None = None,
+    now: datetime | None = None,
+) -> Verification:
+    """Verify every ``runs/*.json`` in ``directory`` against its ``root.json`` (or ``trust``).
+
+    A trust root that cannot be trusted raises (nothing can be verified without one); a
+    refused artifact is reported and the rest are still verified.
+    """
+    if trust is None:
+        trust = load_trust(directory / ROOT, anchor=anchor, now=now)
+    return verify_all(sorted((directory / RUNS).glob("*.json")), trust)
+
+
+def verify_all(paths: Iterable[Path], trust: TrustRoot) -> Verification:
+    """Verify each envelope file, then refuse runs whose run_id conflicts."""
+    runs: list[VerifiedRun] = []
+    refusals: list[Refusal] = []
+    seen: set[str] = set()
+    for path in paths:
+        where = os.path.abspath(path)
+        if where in seen:
+            continue
+        seen.add(where)
+        try:
+            runs.append(verify(path, trust))
+        except ArtifactRefused as exc:
+            refusals.append(Refusal(path=path, error=type(exc), reason=exc.message))
+    conflicts = _conflicts(runs)
+    refusals += conflicts.values()
+    return Verification(
+        runs=tuple(run for run in runs if run.path not in conflicts),
+        refusals=tuple(sorted(refusals, key=lambda r: str(r.path))),
+    )
+
+
+def _conflicts(runs: list[VerifiedRun]) -> dict[Path, Refusal]:
+    """Runs sharing a run_id must form one chain of ``supersedes``; otherwise all are refused.
+
+    One chain: exactly one of them supersedes nothing among them, no artifact is superseded
+    twice, and following ``supersedes`` back from each reaches that one.
+    """
+    by_run: dict[str, dict[str, VerifiedRun]] = defaultdict(dict)
+    for run in runs:
+        by_run[run.predicate.run_id][run.artifact_id] = run
+    refused: dict[Path, Refusal] = {}
+    for run_id, members in by_run.items():
+        if len(members) < 2 or _one_chain(members):
+            continue
+        ids = ", ".join(sorted(a[:16] for a in members))
+        for run in members.values():
+            refused[run.path] = Refusal(
+                path=run.path,
+                error=RunConflict,
+                reason=(
+                    f"{run.path}: run {run_id} has {len(members)} artifacts ({ids}) that do not "
+                    "form one chain of corrections; a correction names the artifact it replaces "
+                    "(`memrank attest --supersedes ID`)"
+                ),
+            )
+    return refused
+
+
+def _one_chain(members: dict[str, VerifiedRun]) -> bool:
+    heads = [a for a, run in members.items() if run.predicate.supersedes not in members]
+    superseded = [run.predicate.supersedes for run in members.values()]
+    if len(heads) != 1 or len(set(superseded)) != len(superseded):
+        return False
+    successor = {run.predicate.supersedes: a for a, run in members.items()}
+    walked, current = 1, heads[0]
+    while current in successor:
+        current, walked = successor[current], walked + 1
+    return walked == len(members)

@@ -1,0 +1,136 @@
+"""memrank attest and memrank verify: sign a result into an artifacts directory; check them all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from memrank.errors import ArtifactRefused, UsageError
+
+if TYPE_CHECKING:
+    from memrank.artifacts import Verification
+
+__all__ = ["attest_command", "verify_command"]
+
+
+@click.command("attest")
+@click.argument("result_file", metavar="RESULT", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--track", required=True, help="The board track the run is published on.")
+@click.option(
+    "--division",
+    required=True,
+    type=click.Choice(["open-source", "commercial"]),
+    help="Which division of the track.",
+)
+@click.option(
+    "--key",
+    "key_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Release private key (PKCS8 PEM); repeat to sign with several. "
+    "Default: the PEM text in MEMRANK_SIGNING_KEY.",
+)
+@click.option(
+    "--artifacts",
+    "directory",
+    default=Path("artifacts"),
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The artifacts directory to write runs/ and results/ into.",
+)
+@click.option("--supersedes", metavar="ARTIFACT_ID", help="The artifact of this run it corrects.")
+def attest_command(
+    result_file: Path,
+    track: str,
+    division: str,
+    key_files: tuple[Path, ...],
+    directory: Path,
+    supersedes: str | None,
+) -> None:
+    """Sign the result file RESULT (from `memrank run --save`) into the artifacts directory."""
+    from memrank.artifacts import attest, signing_key
+    from memrank.result import Result
+
+    keys = [signing_key(path) for path in key_files] or [signing_key(None)]
+    attested = attest(
+        Result.load(result_file),
+        track,
+        division,
+        keys,
+        artifacts=directory,
+        supersedes=supersedes,
+    )
+    predicate = attested.statement.predicate
+    click.echo(f"artifact:   {attested.artifact_id}")
+    click.echo(f"envelope:   {attested.envelope}")
+    click.echo(f"result:     {attested.result_file}")
+    click.echo(f"run:        {predicate.run_id}")
+    publishable = "publishable" if predicate.publishable else "not publishable"
+    click.echo(f"evidence:   {predicate.evidence.value} ({publishable})")
+
+
+@click.command("verify")
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(path_type=Path))
+@click.option(
+    "--trust",
+    "trust_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The trust root. Default: root.json of each PATH's artifacts directory.",
+)
+@click.option(
+    "--anchor",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A root file already trusted (say, main's): the chain must extend it.",
+)
+def verify_command(paths: tuple[Path, ...], trust_file: Path | None, anchor: Path | None) -> None:
+    """Verify signed runs and report each one, ok or refused (with its error class).
+
+    Each PATH is an artifacts directory (every runs/*.json in it) or an envelope file
+    runs/<artifact-id>.json; the default is ./artifacts. Exits 6 when any is refused.
+    """
+    from memrank.artifacts import TrustRoot, load_trust, verify_all, verify_directory
+
+    trusts: dict[Path, TrustRoot] = {}
+
+    def trust_at(root_file: Path) -> TrustRoot:
+        chosen = trust_file or root_file
+        if chosen not in trusts:
+            trusts[chosen] = load_trust(chosen, anchor=anchor)
+        return trusts[chosen]
+
+    verifications: list[Verification] = []
+    loose: dict[Path, list[Path]] = {}
+    for path in paths or (Path("artifacts"),):
+        if path.is_dir():
+            verifications.append(verify_directory(path, trust_at(path / "root.json")))
+        elif path.is_file():  # runs/<artifact-id>.json of an artifacts directory
+            loose.setdefault(path.parent.parent / "root.json", []).append(path)
+        else:
+            raise UsageError(f"{path}: no such artifacts directory or envelope file")
+    verifications += [verify_all(files, trust_at(root)) for root, files in loose.items()]
+    for verification in verifications:
+        _report(verification)
+    refused = sum(len(v.refusals) for v in verifications)
+    total = refused + sum(len(v.runs) for v in verifications)
+    click.echo(f"{total - refused} verified, {refused} refused")
+    if refused:
+        raise ArtifactRefused(f"{refused} of {total} artifact(s) refused; see above")
+
+
+def _report(verification: Verification) -> None:
+    lines = [
+        (
+            str(run.path),
+            f"ok       {run.path}  {run.predicate.run_id}  {run.predicate.track}/"
+            f"{run.predicate.division.value}  {run.predicate.evidence.value}  "
+            f"signed by {', '.join(k[:16] for k in run.keyids)}",
+        )
+        for run in verification.runs
+    ]
+    lines += [
+        (str(r.path), f"refused  {r.error.__name__}: {r.reason}") for r in verification.refusals
+    ]
+    for _, line in sorted(lines):
+        click.echo(line)

@@ -1,0 +1,96 @@
+"""Run-scope means of task-scope values, overall and per category: what a table quotes.
+
+A mean is taken over the tasks that have a value; tasks whose value is None (no evidence, a
+negative task, a failure) are left out, and every mean's why says how many were. Per-category
+means use the material's own category labels (``.mean.category-<label>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from memrank.measure import Decider, Measure, Scope, Value
+from memrank.measures.evidence import HIT_AT, KS
+from memrank.measures.ranking import RANKING_KS
+from memrank.trace import Trace
+
+__all__ = ["EvidenceMeans", "Means", "RankingMeans"]
+
+
+class Means(Measure):
+    """Means of the value names in ``of``; those in ``by_category`` also per category."""
+
+    scope, decider = Scope.RUN, Decider.RULE
+    of: ClassVar[tuple[str, ...]]
+    by_category: ClassVar[tuple[str, ...]]
+
+    def __init__(self, categories: Sequence[str] = ()) -> None:
+        self.categories = tuple(categories)
+
+    def names(self) -> tuple[str, ...]:
+        return (
+            *(f"{name}.mean" for name in self.of),
+            *(
+                f"{name}.mean.category-{category}"
+                for name in self.by_category
+                for category in self.categories
+            ),
+        )
+
+    def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
+        category_of = {trace.task.id: trace.task.category for trace in traces}
+        by_name: dict[str, list[Value]] = {}
+        for value in values:
+            if value.task_id is not None:
+                by_name.setdefault(value.measure, []).append(value)
+        produced = [self._mean(f"{name}.mean", by_name.get(name, [])) for name in self.of]
+        for name in self.by_category:
+            for category in self.categories:
+                members = [
+                    v for v in by_name.get(name, []) if category_of.get(v.task_id or "") == category
+                ]
+                produced.append(self._mean(f"{name}.mean.category-{category}", members))
+        return produced
+
+    def _mean(self, name: str, members: list[Value]) -> Value:
+        numbers = [v.value for v in members if v.value is not None]
+        mean: float | None = None
+        if not members:
+            why = f"no task has a value named {name.partition('.mean')[0]!r}"
+        elif not numbers:
+            why = f"none of the {len(members)} task value(s) could be decided"
+        else:
+            mean = sum(numbers) / len(numbers)
+            why = f"mean over {len(numbers)} task(s)"
+            if all(n in (0.0, 1.0) for n in numbers):
+                why += f" ({int(sum(numbers))} of {len(numbers)})"
+            if len(members) > len(numbers):
+                why += f"; {len(members) - len(numbers)} without a value left out"
+        return Value(measure=name, decider=self.decider, value=mean, why=why)
+
+
+_RECALLS = (*(f"evidence-recall@{k}" for k in KS), f"evidence-hit@{HIT_AT}")
+
+
+class EvidenceMeans(Means):
+    """Means of the evidence measures and of recalled-words; evidence recall also per category."""
+
+    name = "evidence-means"
+    by_category = _RECALLS
+    of = reads = (
+        *_RECALLS,
+        *(f"session-recall@{k}" for k in KS),
+        "recalled-words",
+        *(f"evidence-recall-negative@{k}" for k in KS),
+        f"evidence-hit-negative@{HIT_AT}",
+    )
+
+
+class RankingMeans(Means):
+    """Means of LongMemEval's recall-all@k and ndcg-any@k, overall and per question type."""
+
+    name = "ranking-means"
+    of = reads = by_category = tuple(
+        f"{m}@{k}" for k in RANKING_KS for m in ("recall-all", "ndcg-any")
+    )

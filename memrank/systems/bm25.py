@@ -1,0 +1,141 @@
+"""bm25: Okapi BM25 over numpy postings, a strong lexical baseline.
+
+Score of a document for a query: the sum over the query's words (repeats count) of
+``idf(w) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))`` with Lucene's idf,
+``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. Words are
+``memrank.systems.text.words``: lower-cased alphanumeric tokens, stopwords dropped. Ranked by
+score, ties in ingest order; documents scoring zero share no word with the query and are not
+returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.systems.text import words
+
+__all__ = ["BM25", "BM25Adapter", "BM25Index"]
+
+
+class BM25Index:
+    """Postings of a growing list of texts, scored with Okapi BM25 (Lucene idf).
+
+    Words are given already tokenised. Adding texts only records them; the postings and
+    per-posting impacts are built on the first query after an addition.
+    """
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self._docs: list[list[str]] = []
+        self._stale = True
+        self._vocabulary: dict[str, int] = {}
+        self._starts = np.zeros(1, dtype=np.int64)
+        self._postings = np.zeros(0, dtype=np.int64)
+        self._impacts = np.zeros(0, dtype=np.float64)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def add(self, tokenised: Sequence[list[str]]) -> None:
+        self._docs.extend(tokenised)
+        self._stale = True
+
+    def scores(self, query: Sequence[str]) -> npt.NDArray[np.float64]:
+        """Every document's score for the query words, in ingest order."""
+        if self._stale:
+            self._build()
+        wanted = [self._vocabulary[w] for w in query if w in self._vocabulary]
+        if not wanted:
+            return np.zeros(len(self._docs))
+        spans = [slice(self._starts[t], self._starts[t + 1]) for t in wanted]
+        return np.bincount(
+            np.concatenate([self._postings[s] for s in spans]),
+            weights=np.concatenate([self._impacts[s] for s in spans]),
+            minlength=len(self._docs),
+        ).astype(np.float64, copy=False)
+
+    def top(self, query: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """The k best (position, score) pairs with a score above zero; ties in ingest order."""
+        scores = self.scores(query)
+        scored = np.flatnonzero(scores > 0)
+        # lexsort sorts by its last key first: score descending, then position ascending.
+        order = scored[np.lexsort((scored, -scores[scored]))][:k]
+        return [(int(position), float(scores[position])) for position in order]
+
+    def _build(self) -> None:
+        terms: list[int] = []
+        docs: list[int] = []
+        counts: list[int] = []
+        vocabulary: dict[str, int] = {}
+        for position, tokens in enumerate(self._docs):
+            tally: dict[int, int] = {}
+            for token in tokens:
+                term = vocabulary.setdefault(token, len(vocabulary))
+                tally[term] = tally.get(term, 0) + 1
+            terms.extend(tally)
+            docs.extend([position] * len(tally))
+            counts.extend(tally.values())
+        term_of = np.asarray(terms, dtype=np.int64)
+        order = np.argsort(term_of, kind="stable")  # postings grouped by term, docs ascending
+        lengths = np.asarray([len(tokens) for tokens in self._docs], dtype=np.float64)
+        document_frequency = np.bincount(term_of, minlength=len(vocabulary)).astype(np.float64)
+        idf = np.log1p((len(self._docs) - document_frequency + 0.5) / (document_frequency + 0.5))
+        postings = np.asarray(docs, dtype=np.int64)[order]
+        tf = np.asarray(counts, dtype=np.float64)[order]
+        average = lengths.mean() if len(lengths) and lengths.mean() > 0 else 1.0
+        norm = self.k1 * (1 - self.b + self.b * lengths[postings] / average)
+        self._impacts = idf[term_of[order]] * tf * (self.k1 + 1) / (tf + norm)
+        self._postings = postings
+        self._starts = np.concatenate(([0], np.cumsum(document_frequency).astype(np.int64)))
+        self._vocabulary = vocabulary
+        self._stale = False
+
+
+class BM25Adapter(Memory):
+    """Okapi BM25 (k1 1.5, b 0.75, Lucene idf) over the documents it is told, one unit each."""
+
+    name, version = "bm25", "1"
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self._clear()
+
+    def _clear(self) -> None:
+        self._index = BM25Index(self.k1, self.b)
+        self._documents: list[Document] = []
+
+    def prepare(self, isolation_unit: str) -> None:
+        self._clear()
+
+    def ingest(self, documents: Sequence[Document]) -> None:
+        self._documents.extend(documents)
+        self._index.add([words(d.text) for d in documents])
+
+    def retrieve(
+        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
+    ) -> Recall:
+        ranked = self._index.top(words(text_of(query)), k)
+        return Recall(
+            documents=tuple(self._documents[position] for position, _ in ranked),
+            declared={"scores": [round(score, 6) for _, score in ranked]},
+        )
+
+    def cleanup(self) -> None:
+        self._clear()
+
+    def state_fingerprint(self) -> str:
+        return f"{len(self._documents)} document(s)"
+
+    def components(self) -> dict[str, str]:
+        return {
+            "scoring": f"okapi bm25, k1={self.k1}, b={self.b}, lucene idf",
+            "words": "lower-cased alphanumeric tokens, stopwords dropped",
+        }
+
+
+BM25 = BM25Adapter

@@ -1,0 +1,32 @@
+"""Every shipped system and evaluation is reachable by name and says what it needs."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+import memrank
+from memrank.catalog import SYSTEMS
+from memrank.cli import main
+
+# Clients of running services need to be told where the service is; nothing is contacted here.
+ENDPOINTS = {"aml": {"base_url": "http://127.0.0.1:9"}}
+
+
+def test_every_system_constructs_by_name_with_its_options() -> None:
+    for entry in SYSTEMS:
+        assert memrank.system(entry.name, **ENDPOINTS.get(entry.name, {})).name == entry.name
+    assert memrank.system("fixed-context", budget_words=100).components() == {
+        "budget": "100 words: the most recent messages that fit"
+    }
+    assert memrank.system("hybrid", seeds=3).components()["expansion"].startswith("top 3 fused")
+
+
+def test_the_catalog_names_the_evaluations_and_the_dense_extra() -> None:
+    outcome = CliRunner().invoke(main, ["catalog"])
+    assert outcome.exit_code == 0
+    for name in ("bm25", "hybrid", "full-context", "fixed-context", "random"):
+        assert f"  {name} " in outcome.output
+    for name in ("locomo", "longmemeval", "beam"):
+        assert f"  {name} " in outcome.output
+    assert "needs: the optional extra memrank[dense]" in outcome.output
+    assert "MEMRANK_LOCOMO_FILE" in outcome.output
