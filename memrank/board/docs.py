@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 from memrank.board import urls
 from memrank.board.model import DocPage
@@ -46,11 +50,26 @@ def _render(source: Path, names: set[str]) -> DocPage:
             title = tokens[position + 1].content
             break
     for token in tokens:
+        _align_by_class(token)
         for child in token.children or ():
             if child.type == "link_open":
                 child.attrSet("href", _link(str(child.attrGet("href") or ""), path, names))
     html = md.renderer.render(tokens, md.options, {})
-    return DocPage(name=source.stem, title=title, path=path, html=Markup(html))
+    return DocPage(
+        name=source.stem,
+        title=title,
+        label=title.split(":", 1)[0],
+        path=path,
+        html=Markup(html),
+    )
+
+
+def _align_by_class(token: Token) -> None:
+    """A table cell's alignment as a class: the pages' Content-Security-Policy refuses inline
+    ``style`` attributes, which markdown-it would otherwise write."""
+    style = token.attrs.pop("style", None)
+    if isinstance(style, str) and style.startswith("text-align:"):
+        token.attrJoin("class", "align-" + style.removeprefix("text-align:"))
 
 
 def _link(target: str, page: str, names: set[str]) -> str:

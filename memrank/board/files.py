@@ -28,7 +28,7 @@ def data_files(board: Board) -> dict[str, bytes]:
     for track in board.tracks:
         files[track.csv_path] = _track_csv(track)
         files[track.json_path] = _json(_track_json(track))
-    files[urls.TRUST] = _json(board.trust.model_dump(mode="json"))
+    files[urls.TRUST] = _json(board.trust.model_dump(mode="json", by_alias=True))
     files[urls.SITEMAP] = _sitemap(board)
     files[urls.ROBOTS] = (
         f"User-agent: *\nAllow: /\n\nSitemap: {board.base_url}{urls.SITEMAP}\n".encode()
@@ -43,12 +43,12 @@ def manifest(board: Board, files: dict[str, bytes]) -> bytes:
             "artifacts": [
                 {
                     "artifact_id": run.artifact_id,
-                    "track": run.track,
-                    "evaluation": run.evaluation,
-                    "evaluation_version": run.evaluation_version,
-                    "system": run.system,
-                    "version": run.version,
-                    "issued_at": run.issued_at,
+                    "track": run.predicate.track,
+                    "evaluation": run.predicate.evaluation.name,
+                    "evaluation_version": run.predicate.evaluation.version,
+                    "system": run.predicate.system.name,
+                    "version": run.predicate.system.version,
+                    "issued_at": run.predicate.issued_at,
                     "page": run.path,
                 }
                 for run in board.runs

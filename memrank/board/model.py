@@ -7,52 +7,29 @@ links relative to the page they are on.
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
 from memrank._types import UTCDateTime
+from memrank.artifacts import Division, Root, RunPredicate
 from memrank.board.config import Column, Overall
 from memrank.measure import Value
 from memrank.paired import Paired
+from memrank.provenance import Evidence
 
 __all__ = [
     "Board",
     "Cell",
-    "DatasetFacts",
     "DocPage",
-    "Division",
-    "Evidence",
     "PairPage",
-    "PipelineFacts",
-    "Refusal",
     "Row",
     "RunLink",
     "RunPage",
     "TaskRow",
     "Track",
-    "TrustFacts",
-    "TrustKey",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
-
-
-class Division(StrEnum):
-    """Where a system's result is listed: whether its code is open."""
-
-    OPEN_SOURCE = "open-source"
-    COMMERCIAL = "commercial"
-
-
-class Evidence(StrEnum):
-    """What a run is evidence of, derived from how memrank and the system were reached."""
-
-    REPRODUCIBLE = "reproducible_evidence"
-    """memrank from an installed wheel, the system in-process or pinned: it can be re-run."""
-    ENDPOINT = "endpoint_observation"
-    """A system reached over the network with only a declared version."""
 
 
 class RunLink(BaseModel):
@@ -60,7 +37,7 @@ class RunLink(BaseModel):
 
     model_config = _FROZEN
     path: str
-    """The run page."""
+    """Where the link goes: the run page, or, in a run page's list of pairs, the pair page."""
     system: str
     """The system's name."""
     version: str | None
@@ -122,27 +99,6 @@ class Track(BaseModel):
     """Best rank first."""
 
 
-class PipelineFacts(BaseModel):
-    """The memrank that made a run."""
-
-    model_config = _FROZEN
-    memrank_version: str
-    code_sha256: str
-    install: str
-    git_commit: str | None
-    dirty: bool | None
-
-
-class DatasetFacts(BaseModel):
-    """The evaluation's material the run read, pinned by digest."""
-
-    model_config = _FROZEN
-    sha256: str
-    files: tuple[tuple[str, str, int], ...]
-    """Name, sha256 and size of each file."""
-    question_counts: dict[str, int]
-
-
 class TaskRow(BaseModel):
     """One task's values on a run page, one entry per task-scope measure."""
 
@@ -154,31 +110,14 @@ class TaskRow(BaseModel):
 class RunPage(BaseModel):
     """Everything one verified artifact says, and where its bytes can be downloaded."""
 
-    model_config = _FROZEN
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
     artifact_id: str
     path: str
-    track: str
-    division: Division
-    evidence: Evidence
-    system: str
-    system_kind: str
-    version: str | None
-    transport: str
-    components: dict[str, str]
-    evaluation: str
-    evaluation_version: str
-    task_count: int
-    clearing: str
-    dataset: DatasetFacts
-    pipeline: PipelineFacts
-    environment: dict[str, str]
-    started_at: UTCDateTime
-    finished_at: UTCDateTime
-    issued_at: UTCDateTime
-    key_id: str
-    """The key that signed the envelope, as the verifier computed it."""
-    summary: tuple[Value, ...]
-    """The run-scope values the statement carries."""
+    predicate: RunPredicate
+    """The signed statement's predicate: system, evaluation, dataset bundle, pipeline,
+    environment, dates and the run-scope summary."""
+    key_ids: tuple[str, ...]
+    """The release keys whose signatures verified, as the verifier computed them."""
     values: tuple[Value, ...]
     """Every run- and group-scope value in the result file."""
     task_measures: tuple[str, ...]
@@ -212,40 +151,12 @@ class DocPage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
     name: str
     title: str
+    """The page's first heading."""
+    label: str
+    """The title up to its first colon: what the navigation shows."""
     path: str
     html: Markup
     """Rendered by markdown-it-py's safe preset: any HTML in the source arrives escaped."""
-
-
-class Refusal(BaseModel):
-    """An artifact the verifier refused, and why."""
-
-    model_config = _FROZEN
-    artifact: str
-    """The file, relative to the artifacts folder."""
-    reason: str
-
-
-class TrustKey(BaseModel):
-    """A key the trust root names."""
-
-    model_config = _FROZEN
-    key_id: str
-    roles: tuple[str, ...]
-    status: str
-    valid_from: UTCDateTime
-    valid_until: UTCDateTime | None
-
-
-class TrustFacts(BaseModel):
-    """The trust root the artifacts were verified against."""
-
-    model_config = _FROZEN
-    version: int
-    expires: UTCDateTime
-    keys: tuple[TrustKey, ...]
-    tracks: dict[str, dict[str, object]]
-    """Each track's accepted pipelines, dataset bundles and evidence classes, as signed."""
 
 
 class Board(BaseModel):
@@ -263,4 +174,5 @@ class Board(BaseModel):
     unlisted: tuple[RunLink, ...]
     """Accepted runs no table shows, each with its note saying why."""
     docs: tuple[DocPage, ...]
-    trust: TrustFacts
+    trust: Root
+    """The trust root the artifacts were verified against; trust.json publishes it."""

@@ -1,5 +1,5 @@
-"""A small Board built by hand, so templates and files can be tested without artifacts,
-and a real browser to look at the pages with."""
+"""Signed artifacts made in the test, the Board built from them, and a real browser to look
+at the pages with. Keys are throwaway; nothing here reads the maintainers' keys."""
 
 from __future__ import annotations
 
@@ -7,288 +7,230 @@ import functools
 import http.server
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import memrank
-from memrank.board import urls
-from memrank.board.config import Column, Direction, Overall
-from memrank.board.model import (
-    Board,
-    Cell,
-    DatasetFacts,
-    Division,
-    Evidence,
-    PairPage,
-    PipelineFacts,
-    Row,
-    RunLink,
-    RunPage,
-    TaskRow,
-    Track,
-    TrustFacts,
-    TrustKey,
-)
-from memrank.measure import Decider, Value
-from memrank.paired import Paired
+from memrank import Clearing, Document, Evaluation, Expected, Task
+from memrank.artifacts import Root, attest, sign_root, write_root
+from memrank.board.build import build_board
+from memrank.board.docs import render_docs
+from memrank.board.load import load
+from memrank.board.model import Board
+from memrank.board.pages import downloads
+from memrank.board.site import assemble
+from memrank.provenance import Evidence
+from memrank.result import Result
+from tests.artifacts.conftest import LONG_AGO, NOW, as_installed
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
-TEMPLATES = Path(__file__).parents[2] / "templates"
-ISSUED = datetime(2026, 11, 2, 9, 30, tzinfo=UTC)
+REPOSITORY = Path(__file__).parents[2]
+TEMPLATES = REPOSITORY / "templates"
+DOCS = REPOSITORY / "docs"
+
+BOARD_TOML = """
+[site]
+title = "memrank board"
+description = "Signed runs of memory systems."
+base_url = "https://example.org/board/"
+
+[tracks.textual]
+title = "Textual memory"
+description = "Conversation memory."
+rank_by = "notes"
+
+[[tracks.textual.columns]]
+evaluation = "demo"
+version = "memrank-demo@v1+def0"
+title = "Demo"
+measure = "word-match"
+direction = "higher"
+
+[[tracks.textual.columns]]
+evaluation = "notes"
+version = "notes@v1"
+title = "Notes"
+measure = "word-match"
+direction = "higher"
+
+[tracks.textual.overall]
+measure = "mean-headline"
+how = "mean"
+
+[tracks.coding]
+title = "Coding memory"
+description = "Repository experience."
+"""
 
 
-def artifact_id(n: int) -> str:
-    return f"{n:02x}" * 32
-
-
-def run_page(n: int, system: str, version: str | None, evaluation: str = "demo") -> RunPage:
-    aid = artifact_id(n)
-    task_values = tuple(
-        TaskRow(
-            task_id=task,
-            values=(
-                Value(
-                    measure="word-match",
-                    decider=Decider.RULE,
-                    task_id=task,
-                    value=1.0,
-                    why=f"matched in {task}",
-                ),
-            ),
+def notes() -> Evaluation:
+    """30 one-fact tasks: a memory that recalls finds every span, the no-memory floor none,
+    enough discordant tasks for a paired test to tell them apart."""
+    tasks = tuple(
+        Task(
+            id=f"n{i:02d}",
+            prompt=f"What colour is gadget {i}?",
+            group=f"g{i % 6}",
+            context=(Document(id=f"d{i}", content=f"Gadget {i} is painted colour{i}."),),
+            expected=Expected(required_spans=(f"colour{i}",), evidence_doc_ids=(f"d{i}",)),
         )
-        for task in ("q_job", "q_diet")
+        for i in range(30)
     )
-    return RunPage(
-        artifact_id=aid,
-        path=urls.run(aid),
-        track="textual",
-        division=Division.OPEN_SOURCE,
-        evidence=Evidence.REPRODUCIBLE,
-        system=system,
-        system_kind="memory",
-        version=version,
-        transport="in-process",
-        components={"embedder": "none"},
-        evaluation=evaluation,
-        evaluation_version="memrank-demo@v1+def0",
-        task_count=2,
-        clearing="per-group",
-        dataset=DatasetFacts(
-            sha256="ab" * 32,
-            files=(("demo.json", "cd" * 32, 1234),),
-            question_counts={"single-hop": 1, "paraphrase": 1},
-        ),
-        pipeline=PipelineFacts(
-            memrank_version="0.4.0",
-            code_sha256="ef" * 32,
-            install="wheel",
-            git_commit=None,
-            dirty=None,
-        ),
-        environment={"python": "3.11.9", "platform": "linux-x86_64", "cpus": "2"},
-        started_at=ISSUED,
-        finished_at=ISSUED,
-        issued_at=ISSUED,
-        key_id="12" * 32,
-        summary=(
-            Value(measure="word-match.mean", decider=Decider.RULE, value=0.5, why="1 of 2 tasks"),
-        ),
-        values=(
-            Value(
-                measure="failure-rate",
-                decider=Decider.MEMRANK,
-                value=0.0,
-                why="0 of 2 traces carry an error",
-            ),
-        ),
-        task_measures=("word-match",),
-        tasks=task_values,
-        envelope_path=urls.envelope(aid),
-        result_path=urls.result_file(aid),
-        supersedes=None,
-        superseded_by=None,
-        pairs=(),
+    return Evaluation(
+        name="notes",
+        version="notes@v1",
+        tasks=tasks,
+        measures=(memrank.WordMatch(),),
+        clearing=Clearing.PER_GROUP,
     )
 
 
-def link(run: RunPage) -> RunLink:
-    return RunLink(
-        path=run.path,
-        system=run.system,
-        version=run.version,
-        evaluation=run.evaluation,
-        issued_at=run.issued_at,
-    )
+@dataclass(frozen=True)
+class Signed:
+    """A result to sign, and how."""
+
+    result: Result
+    division: str = "open-source"
 
 
-def cell(run: RunPage, value: float | None, bar: float) -> Cell:
-    why = "could not decide: no task names spans" if value is None else "mean of 2 tasks"
-    return Cell(
-        value=Value(measure="word-match", decider=Decider.RULE, value=value, why=why),
-        bar=bar,
-        run=run.path,
-    )
-
-
-def overall(value: float | None) -> Cell:
-    why = "mean of Demo and LoCoMo" if value is not None else "no accepted run on LoCoMo"
-    return Cell(
-        value=Value(measure="overall-mean", decider=Decider.RULE, value=value, why=why),
-        bar=1.0 if value is not None else 0.0,
-        run=None,
-    )
-
-
-def row(
-    key: str,
-    rank: int | None,
-    run: RunPage,
-    cells: tuple[Cell | None, ...],
-    division: Division = Division.OPEN_SOURCE,
-    evidence: Evidence = Evidence.REPRODUCIBLE,
-) -> Row:
-    combined = None if any(c is None for c in cells) else 0.6
-    return Row(
-        key=key,
-        rank=rank,
-        system=run.system,
-        version=run.version,
-        division=division,
-        evidence=evidence,
-        cells=cells,
-        overall=overall(combined),
-        published=run.issued_at,
-    )
+def wheel_run(system: str, evaluation: Evaluation, *, transport: str | None = None) -> Result:
+    """A real run, recorded as the installed wheel would record it (over ``transport``)."""
+    result = as_installed(memrank.run(memrank.system(system), evaluation))
+    if transport is not None:
+        result = result.model_copy(
+            update={"system": result.system.model_copy(update={"transport": transport})}
+        )
+    return result
 
 
 @functools.cache
-def demo_reading() -> Paired:
-    """A real paired reading: word-overlap against the no-context control on demo."""
-    evaluation = memrank.evaluation("demo")
-    return memrank.paired(
-        memrank.run(memrank.system("word-overlap"), evaluation),
-        memrank.run(memrank.system("no-context"), evaluation),
-    )
+def standard_runs() -> tuple[Signed, ...]:
+    """Three systems on demo and notes; full-context as a commercial endpoint."""
+    signed = []
+    for evaluation in (memrank.evaluation("demo"), notes()):
+        signed += [
+            Signed(wheel_run("word-overlap", evaluation)),
+            Signed(wheel_run("no-context", evaluation)),
+            Signed(wheel_run("full-context", evaluation, transport="http"), "commercial"),
+        ]
+    return tuple(signed)
 
 
-def make_board(
-    system_names: tuple[str, str, str] = ("alpha", "beta", "gamma"),
-    why: str = "mean of 2 tasks",
-    doc_html: str = "<p>methodology</p>",
-) -> Board:
-    """Three systems on a textual track with two columns, plus an empty coding track."""
-    from markupsafe import Markup
+@functools.cache
+def keys() -> tuple[Ed25519PrivateKey, Ed25519PrivateKey]:
+    """Throwaway root and release keys."""
+    return Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
 
-    from memrank.board.model import DocPage
 
-    a, b, c = (run_page(n, name, f"{n}.0") for n, name in enumerate(system_names, start=1))
-    other = run_page(4, system_names[0], "1.0", evaluation="locomo")
-    columns = (
-        Column(
-            evaluation="demo",
-            version="memrank-demo@v1+def0",
-            title="Demo",
-            measure="word-match",
-            direction=Direction.HIGHER,
-        ),
-        Column(
-            evaluation="locomo",
-            version="locomo@v1",
-            title="LoCoMo",
-            measure="word-match",
-            direction=Direction.HIGHER,
-        ),
+def sign_artifacts(directory: Path, runs: Sequence[Signed], board_toml: str = BOARD_TOML) -> Path:
+    """An artifacts folder: board.toml, a trust root pinning the runs' pipelines and datasets
+    for the textual track (both evidence classes), and each run attested in turn."""
+    root_key, release_key = keys()
+    root = Root.first(
+        [root_key.public_key()],
+        [release_key.public_key()],
+        root_threshold=1,
+        release_threshold=1,
+        expires=NOW + timedelta(days=365),
+        valid_from=LONG_AGO,
     )
-    demo_a = cell(a, 0.8, 1.0).model_copy(
-        update={"value": Value(measure="word-match", decider=Decider.RULE, value=0.8, why=why)}
+    for run in runs:
+        root = root.pinning("textual", run.result)
+    root = root.accepting("textual", (Evidence.REPRODUCIBLE, Evidence.ENDPOINT))
+    directory.mkdir(parents=True, exist_ok=True)
+    write_root(directory / "root.json", sign_root(root, [root_key]))
+    (directory / "board.toml").write_text(board_toml)
+    for position, run in enumerate(runs):
+        attest(
+            run.result,
+            "textual",
+            run.division,
+            release_key,
+            artifacts=directory,
+            issued_at=run.result.finished + timedelta(minutes=position),
+        )
+    return directory
+
+
+def built(artifacts: Path, docs: Path = DOCS) -> tuple[Board, dict[str, bytes]]:
+    """The Board of an artifacts folder and the site tree it renders to."""
+    loaded = load(artifacts)
+    board = build_board(
+        loaded.config, loaded.verification.runs, loaded.trust, render_docs(docs), None
     )
-    rows = (
-        row("a", 1, a, (demo_a, cell(other, 0.4, 1.0))),
-        row(
-            "b",
-            1,
-            b,
-            (cell(b, 0.6, 0.75), None),
-            division=Division.COMMERCIAL,
-            evidence=Evidence.ENDPOINT,
-        ),
-        row("c", 3, c, (cell(c, 0.2, 0.25), None)),
-    )
-    textual = Track(
-        name="textual",
-        title="Textual memory",
-        description="Conversation memory.",
-        path=urls.track("textual"),
-        csv_path=urls.track_data("textual", "csv"),
-        json_path=urls.track_data("textual", "json"),
-        columns=columns,
-        overall=Overall(measure="overall-mean", how="mean"),
-        ranking_column="Demo",
-        rows=rows,
-    )
-    coding = Track(
-        name="coding",
-        title="Coding memory",
-        description="Repository experience.",
-        path=urls.track("coding"),
-        csv_path=urls.track_data("coding", "csv"),
-        json_path=urls.track_data("coding", "json"),
-        columns=(),
-        overall=None,
-        ranking_column=None,
-        rows=(),
-    )
-    pair = PairPage(
-        path=urls.pair("demo", a.artifact_id, b.artifact_id),
-        track="textual",
-        a=link(a),
-        b=link(b),
-        reading=demo_reading(),
-    )
-    return Board(
-        title="memrank board",
-        description="Signed runs of memory systems.",
-        base_url="https://example.org/board/",
-        updated=ISSUED,
-        tracks=(textual, coding),
-        runs=(a, b, c, other),
-        pairs=(pair,),
-        unlisted=(),
-        docs=(
-            DocPage(
-                name="methodology",
-                title="Methodology",
-                path=urls.doc("methodology"),
-                html=Markup(doc_html),
+    tree = assemble(board, TEMPLATES, downloads(loaded.verification.runs))
+    return board, tree
+
+
+PAYLOADS = {
+    "system": '<script>window.__pwned = "system"</script>',
+    "version": "<img src=x onerror=\"window.__pwned = 'version'\">",
+    "why": '</script><script>window.__pwned = "why"</script> <a href="javascript:window.__pwned=1">go</a>',
+    "task": "<img src=x onerror=\"window.__pwned = 'task'\">",
+    "link": 'javascript:window.__pwned = "link"',
+}
+"""Text an attacker would put into a signed artifact; the board must show it, never run it."""
+
+
+def tainted(result: Result) -> Result:
+    """The run with HTML and script in its system name, version, every why and task id."""
+    task_id = {t.task.id: f"{PAYLOADS['task']} {t.task.id}" for t in result.traces}
+    return result.model_copy(
+        update={
+            "system": result.system.model_copy(
+                update={
+                    "name": f"{PAYLOADS['system']} {result.system.name}",
+                    "version": PAYLOADS["version"],
+                    "declared_name": PAYLOADS["link"],
+                    "components": {PAYLOADS["task"]: PAYLOADS["link"]},
+                }
             ),
-        ),
-        trust=TrustFacts(
-            version=1,
-            expires=datetime(2027, 1, 1, tzinfo=UTC),
-            keys=(
-                TrustKey(
-                    key_id="12" * 32,
-                    roles=("release",),
-                    status="active",
-                    valid_from=ISSUED,
-                    valid_until=None,
-                ),
+            "traces": tuple(
+                t.model_copy(update={"task": t.task.model_copy(update={"id": task_id[t.task.id]})})
+                for t in result.traces
             ),
-            tracks={},
-        ),
+            "values": tuple(
+                v.model_copy(
+                    update={
+                        "task_id": task_id[v.task_id] if v.task_id else None,
+                        "why": f"{PAYLOADS['why']} {v.why}",
+                    }
+                )
+                for v in result.values
+            ),
+        }
     )
 
 
-@pytest.fixture
-def board() -> Board:
-    return make_board()
+@pytest.fixture(scope="session")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Artifacts, properly signed, whose every text field carries a payload."""
+    runs = [Signed(tainted(signed.result), signed.division) for signed in standard_runs()]
+    return sign_artifacts(tmp_path_factory.mktemp("hostile") / "artifacts", runs)
+
+
+@pytest.fixture(scope="session")
+def standard(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sign_artifacts(tmp_path_factory.mktemp("standard") / "artifacts", standard_runs())
+
+
+@pytest.fixture(scope="session")
+def board(standard: Path) -> Board:
+    return built(standard)[0]
+
+
+@pytest.fixture(scope="session")
+def tree(standard: Path) -> dict[str, bytes]:
+    return built(standard)[1]
 
 
 # -- a real browser on a loopback server ---------------------------------------------------------

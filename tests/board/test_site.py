@@ -9,27 +9,26 @@ import pytest
 from memrank.board.model import Board
 from memrank.board.site import assemble, differences, write
 from memrank.errors import BoardError
-from tests.board.conftest import TEMPLATES, make_board
+from tests.board.conftest import TEMPLATES, built
 
 
-def test_two_assemblies_are_byte_identical() -> None:
-    assert assemble(make_board(), TEMPLATES, {}) == assemble(make_board(), TEMPLATES, {})
+def test_two_builds_of_the_same_artifacts_are_byte_identical(standard: Path) -> None:
+    assert built(standard)[1] == built(standard)[1]
 
 
-def test_write_replaces_the_whole_previous_site(tmp_path: Path, board: Board) -> None:
+def test_write_replaces_the_whole_previous_site(tmp_path: Path, tree: dict[str, bytes]) -> None:
     out = tmp_path / "site"
     write({"manifest.json": b"{}", "stale/index.html": b"old"}, out)
-    tree = assemble(board, TEMPLATES, {})
     write(tree, out)
     assert differences(tree, out) == []
     assert not (out / "stale").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
-def test_write_refuses_a_folder_it_did_not_build(tmp_path: Path, board: Board) -> None:
+def test_write_refuses_a_folder_it_did_not_build(tmp_path: Path, tree: dict[str, bytes]) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(BoardError, match="not a built board"):
-        write(assemble(board, TEMPLATES, {}), tmp_path)
+        write(tree, tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
