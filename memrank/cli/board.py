@@ -58,26 +58,17 @@ def build_site_command(
     one (a development observation, a bad signature, an unpinned pipeline ...) is listed with
     its reason and left out of every page. The same inputs give a byte-identical site.
     """
-    from memrank.board.build import build_board, source_date
-    from memrank.board.docs import render_docs
-    from memrank.board.load import load
-    from memrank.board.pages import downloads
-    from memrank.board.site import assemble, differences, write
+    from memrank.board.site import differences, make, write
 
-    loaded = load(artifacts)
-    verification = loaded.verification
-    if verification.refusals:
-        _print_refusals(verification.refusals, artifacts)
+    made = make(artifacts, templates, docs)
+    board, tree = made.board, made.tree
+    if made.refusals:
+        _print_refusals(made.refusals, artifacts)
         if strict:
             raise ArtifactRefused(
-                f"{len(verification.refusals)} artifact(s) refused and --strict is set; "
-                "nothing was built"
+                f"{len(made.refusals)} artifact(s) refused and --strict is set; nothing was written"
             )
-    board = build_board(
-        loaded.config, verification.runs, loaded.trust, render_docs(docs), source_date()
-    )
-    tree = assemble(board, templates, downloads(verification.runs))
-    accepted = f"{len(verification.runs)} run(s) verified, {len(verification.refusals)} refused"
+    accepted = f"{made.verified} run(s) verified, {len(made.refusals)} refused"
     if check:
         found = differences(tree, out)
         if found:

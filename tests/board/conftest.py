@@ -20,12 +20,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 import memrank
 from memrank import Clearing, Document, Evaluation, Expected, Task
 from memrank.artifacts import Root, attest, sign_root, write_root
-from memrank.board.build import build_board
-from memrank.board.docs import render_docs
-from memrank.board.load import load
 from memrank.board.model import Board
-from memrank.board.pages import downloads
-from memrank.board.site import assemble
+from memrank.board.site import make
 from memrank.provenance import Evidence
 from memrank.result import Result
 from tests.artifacts.conftest import LONG_AGO, NOW, as_installed
@@ -163,12 +159,8 @@ def sign_artifacts(directory: Path, runs: Sequence[Signed], board_toml: str = BO
 
 def built(artifacts: Path, docs: Path = DOCS) -> tuple[Board, dict[str, bytes]]:
     """The Board of an artifacts folder and the site tree it renders to."""
-    loaded = load(artifacts)
-    board = build_board(
-        loaded.config, loaded.verification.runs, loaded.trust, render_docs(docs), None
-    )
-    tree = assemble(board, TEMPLATES, downloads(loaded.verification.runs))
-    return board, tree
+    made = make(artifacts, TEMPLATES, docs)
+    return made.board, made.tree
 
 
 PAYLOADS = {

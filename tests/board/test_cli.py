@@ -104,7 +104,7 @@ def test_a_development_observation_is_refused_and_absent_from_every_file(
         assert result_digest.encode() not in content, path
     strict = build_site(artifacts, tmp_path / "strict", "--strict")
     assert strict.exit_code == 6
-    assert "DevelopmentObservation" in strict.output and "nothing was built" in strict.output
+    assert "DevelopmentObservation" in strict.output and "nothing was written" in strict.output
     assert not (tmp_path / "strict").exists()
 
 
