@@ -11,16 +11,15 @@ import os
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from itertools import combinations
 
 from memrank.artifacts import Division, Root, VerifiedRun
 from memrank.board import urls
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
-from memrank.board.model import Board, Cell, DocPage, PairPage, Row, RunLink, Track
-from memrank.board.pages import run_page
-from memrank.errors import BoardConfigError, PairingRefused
+from memrank.board.model import Board, Cell, DocPage, Row, Track
+from memrank.board.pages import run_link, run_page
+from memrank.board.pairs import pair_pages
+from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
-from memrank.paired import paired
 from memrank.provenance import Evidence
 from memrank.stats import tie_aware_ranks
 
@@ -40,7 +39,7 @@ def build_board(
         run.predicate.supersedes: run.artifact_id for run in runs if run.predicate.supersedes
     }
     current = [run for run in runs if run.artifact_id not in superseded]
-    pairs, pair_links = _pairs(current)
+    pairs, pair_links = pair_pages(current)
     notes: dict[str, str] = {
         old: "corrected by a later artifact, which the table shows instead" for old in superseded
     }
@@ -64,7 +63,7 @@ def build_board(
         ),
         pairs=pairs,
         unlisted=tuple(
-            _link(run, note=notes[run.artifact_id]) for run in runs if run.artifact_id in notes
+            run_link(run, note=notes[run.artifact_id]) for run in runs if run.artifact_id in notes
         ),
         docs=docs,
         trust=trust,
@@ -100,30 +99,7 @@ def _track(
     name: str, track: TrackConfig, runs: Sequence[VerifiedRun]
 ) -> tuple[Track, dict[str, str]]:
     """The track's table, and a note for each of its runs the table does not show."""
-    notes: dict[str, str] = {}
-    shown: dict[RowKey, dict[str, VerifiedRun]] = defaultdict(dict)
-    columns = {column.evaluation: column for column in track.columns}
-    mine = [run for run in runs if run.predicate.track == name]
-    # Oldest first, so a newer run of the same row and column replaces an older one.
-    for run in sorted(mine, key=lambda r: (r.predicate.issued_at, r.artifact_id)):
-        evaluation = run.predicate.evaluation
-        column = columns.get(evaluation.name)
-        if column is None:
-            notes[run.artifact_id] = f"{evaluation.name} is not a column of the {name} track"
-            continue
-        if evaluation.version != column.version:
-            notes[run.artifact_id] = (
-                f"the {column.title} column shows {column.version}; this run is of "
-                f"{evaluation.version}"
-            )
-            continue
-        row = shown[_row_key(run)]
-        if column.evaluation in row:
-            notes[row[column.evaluation].artifact_id] = (
-                "the same system version has a newer run of this evaluation, which the table shows"
-            )
-        row[column.evaluation] = run
-
+    shown, notes = _place(name, track, runs)
     keys = sorted(shown)
     headlines = {
         column.evaluation: [_headline(shown[key].get(column.evaluation), column) for key in keys]
@@ -175,6 +151,37 @@ def _track(
         ),
         notes,
     )
+
+
+def _place(
+    name: str, track: TrackConfig, runs: Sequence[VerifiedRun]
+) -> tuple[dict[RowKey, dict[str, VerifiedRun]], dict[str, str]]:
+    """The run each row shows in each column (by evaluation), and why the track's other runs
+    are not shown."""
+    notes: dict[str, str] = {}
+    shown: dict[RowKey, dict[str, VerifiedRun]] = defaultdict(dict)
+    columns = {column.evaluation: column for column in track.columns}
+    mine = [run for run in runs if run.predicate.track == name]
+    # Oldest first, so a newer run of the same row and column replaces an older one.
+    for run in sorted(mine, key=lambda r: (r.predicate.issued_at, r.artifact_id)):
+        evaluation = run.predicate.evaluation
+        column = columns.get(evaluation.name)
+        if column is None:
+            notes[run.artifact_id] = f"{evaluation.name} is not a column of the {name} track"
+            continue
+        if evaluation.version != column.version:
+            notes[run.artifact_id] = (
+                f"the {column.title} column shows {column.version}; this run is of "
+                f"{evaluation.version}"
+            )
+            continue
+        row = shown[_row_key(run)]
+        if column.evaluation in row:
+            notes[row[column.evaluation].artifact_id] = (
+                "the same system version has a newer run of this evaluation, which the table shows"
+            )
+        row[column.evaluation] = run
+    return shown, notes
 
 
 def _unit_values(run: VerifiedRun, measure: str) -> tuple[list[Value], dict[str, float]]:
@@ -304,48 +311,3 @@ def _order(
     higher = column is None or column.direction is Direction.HIGHER
     better_first = 0.0 if number is None else (-number if higher else number)
     return (rank is None, rank or 0, number is None, better_first, key)
-
-
-# -- pairs --------------------------------------------------------------------------------------
-
-
-def _pairs(
-    runs: Sequence[VerifiedRun],
-) -> tuple[tuple[PairPage, ...], dict[str, tuple[RunLink, ...]]]:
-    """A paired reading of every two runs of one evaluation and version (A attested first),
-    and, per run, links to its pair pages."""
-    groups: dict[tuple[str, str], list[VerifiedRun]] = defaultdict(list)
-    for run in runs:
-        groups[(run.predicate.evaluation.name, run.predicate.evaluation.version)].append(run)
-    pages: list[PairPage] = []
-    links: dict[str, list[RunLink]] = defaultdict(list)
-    for (evaluation, _), members in sorted(groups.items()):
-        ordered = sorted(members, key=lambda r: (r.predicate.issued_at, r.artifact_id))
-        for a, b in combinations(ordered, 2):
-            try:
-                reading = paired(a.result, b.result)
-            except PairingRefused as exc:
-                links[a.artifact_id].append(_link(b, note=f"not paired: {exc.message}"))
-                links[b.artifact_id].append(_link(a, note=f"not paired: {exc.message}"))
-                continue
-            path = urls.pair(evaluation, a.artifact_id, b.artifact_id)
-            pages.append(
-                PairPage(
-                    path=path, track=a.predicate.track, a=_link(a), b=_link(b), reading=reading
-                )
-            )
-            links[a.artifact_id].append(_link(b, path=path))
-            links[b.artifact_id].append(_link(a, path=path))
-    return tuple(pages), {run: tuple(found) for run, found in links.items()}
-
-
-def _link(run: VerifiedRun, *, path: str | None = None, note: str = "") -> RunLink:
-    p = run.predicate
-    return RunLink(
-        path=path or urls.run(run.artifact_id),
-        system=p.system.name,
-        version=p.system.version,
-        evaluation=p.evaluation.name,
-        issued_at=p.issued_at,
-        note=note,
-    )

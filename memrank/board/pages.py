@@ -1,4 +1,5 @@
-"""A run page from a verified run, and the bytes it offers for download."""
+"""A run page from a verified run, the links that point at it, and the bytes it offers for
+download."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from memrank.board import urls
 from memrank.board.model import RunLink, RunPage, TaskRow
 from memrank.measure import Value
 
-__all__ = ["downloads", "run_page"]
+__all__ = ["downloads", "run_link", "run_page"]
 
 
 def run_page(run: VerifiedRun, superseded_by: str | None, pairs: tuple[RunLink, ...]) -> RunPage:
@@ -30,6 +31,19 @@ def run_page(run: VerifiedRun, superseded_by: str | None, pairs: tuple[RunLink, 
         supersedes=urls.run(supersedes) if supersedes else None,
         superseded_by=urls.run(superseded_by) if superseded_by else None,
         pairs=pairs,
+    )
+
+
+def run_link(run: VerifiedRun, *, path: str | None = None, note: str = "") -> RunLink:
+    """How other pages point at ``run``: its run page, unless ``path`` says where instead."""
+    p = run.predicate
+    return RunLink(
+        path=path or urls.run(run.artifact_id),
+        system=p.system.name,
+        version=p.system.version,
+        evaluation=p.evaluation.name,
+        issued_at=p.issued_at,
+        note=note,
     )
 
 
