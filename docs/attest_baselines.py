@@ -131,7 +131,9 @@ def _install_wheel(work: Path) -> Path:
     (wheel,) = (work / "dist").glob("memrank-*.whl")
     _run("uv", "venv", "--quiet", work / "venv")
     python = work / "venv" / "bin" / "python"
-    _run("uv", "pip", "install", "--quiet", "--python", python, f"memrank[dense] @ {wheel.as_uri()}")
+    _run(
+        "uv", "pip", "install", "--quiet", "--python", python, f"memrank[dense] @ {wheel.as_uri()}"
+    )
     return python.with_name("memrank")
 
 
@@ -164,7 +166,9 @@ def _pin(memrank: Path, work: Path, arguments: argparse.Namespace, saved: list[P
         for role, private in (("root", arguments.root_key), ("release", arguments.release_key)):
             public[role] = work / f"{role}.pub.pem"
             key = load_private_key(private).public_key()
-            public[role].write_bytes(key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo))
+            public[role].write_bytes(
+                key.public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+            )
         _run(memrank, "trust", "init", "--root", root_file, "--root-key", public["root"],
              "--release-key", public["release"], "--expires", ROOT_EXPIRES,
              "--sign", arguments.root_key)  # fmt: skip

@@ -91,6 +91,7 @@ def assemble(board: Board, templates: Path, downloads: Mapping[str, bytes]) -> d
 
 def write(tree: Mapping[str, bytes], out: Path) -> None:
     """Replace ``out`` with exactly ``tree``."""
+    out = out.resolve()
     if out.exists() and not _replaceable(out):
         raise BoardError(
             f"{out}: not empty and not a built board (no {urls.MANIFEST}); refusing to replace "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -66,6 +67,9 @@ def test_artifact_text_arrives_as_text(hostile: Path) -> None:
     assert all(payload in run for payload in PAYLOADS.values())
     pair = next(text for path, text in texts.items() if path.startswith("pairs/"))
     assert PAYLOADS["task"] in pair
+    # The data files carry the same text as data (JSON escapes nothing it need not).
+    results = json.loads(tree["textual/results.json"])
+    assert results["rows"][0]["system"].startswith(PAYLOADS["system"])
 
 
 def test_no_template_marks_anything_safe() -> None:
