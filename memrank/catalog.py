@@ -66,8 +66,7 @@ SYSTEMS: tuple[Entry, ...] = (
         "supermemory",
         "memrank.systems.http.supermemory:Supermemory",
         "memory; the Supermemory API, one container tag per isolation unit",
-        "network: SUPERMEMORY_BASE_URL (or base_url=) and a key: SUPERMEMORY_API_KEY "
-        "(or api_key=)",
+        "network: SUPERMEMORY_BASE_URL (or base_url=) and a key: SUPERMEMORY_API_KEY (or api_key=)",
     ),
     Entry(
         "atomicmemory",

@@ -51,6 +51,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.server.answer(self, self.rfile.read(int(self.headers.get("Content-Length", 0))))
 
+    do_PUT = do_DELETE = do_POST  # engine APIs put bodies on these too
+
     def reply(self, canned: Canned) -> None:
         self.send_response(canned.status)
         self.send_header("Content-Type", "application/json")

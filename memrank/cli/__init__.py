@@ -7,6 +7,7 @@ import click
 from memrank.cli.catalog import catalog_command
 from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
+from memrank.cli.targets import targets_group
 from memrank.cli.wire import check_command, serve_command
 
 __all__ = ["main"]
@@ -23,3 +24,4 @@ main.add_command(catalog_command)
 main.add_command(pair_command)
 main.add_command(serve_command)
 main.add_command(check_command)
+main.add_command(targets_group)

@@ -19,7 +19,7 @@ from memrank.system import Document
 from memrank.systems.http._engine import EngineMemory, Found, Hit, numbers
 from memrank.wire.schema import problems_of
 
-__all__ = ["CONTRACT", "Description", "Native", "Retrieved", "RetrievedItem"]
+__all__ = ["CONTRACT", "Description", "Native", "Retrieved", "RetrievedItem", "Usage"]
 
 CONTRACT = "memrank-native/1"
 """The contract version a translator names in its description."""
