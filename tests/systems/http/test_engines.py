@@ -15,7 +15,6 @@ import memrank
 from memrank import Document, Evaluation
 from memrank.errors import EndpointError, UsageError
 from memrank.systems import WordOverlap
-from memrank.trace import Step
 from tests.systems.http.engines import ENGINES, SECRET, EngineCase
 from tests.systems.http.engines._base import Refusal
 
@@ -75,7 +74,9 @@ def test_a_demo_run_sends_only_documented_requests_and_matches_in_process(
     (namespace,) = namespaces
     sent = [(e.method, e.path.replace(namespace, "NS")) for e in server.log]
     assert len(sent) == len(EXPECTED_CALLS[engine.name])
-    for (method, path), (want_method, want_path) in zip(sent, EXPECTED_CALLS[engine.name], strict=True):
+    for (method, path), (want_method, want_path) in zip(
+        sent, EXPECTED_CALLS[engine.name], strict=True
+    ):
         assert method == want_method and re.fullmatch(want_path, path), (method, path)
     header, prefix = server.auth_header, server.auth_prefix
     assert all(e.headers[header] == f"{prefix}{SECRET}" for e in server.log)
@@ -170,7 +171,9 @@ def test_configuration_comes_from_the_engines_variables(
 
 def test_supermemory_refuses_to_start_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SUPERMEMORY_API_KEY", raising=False)
-    with pytest.raises(UsageError, match="needs an API key: give api_key= or set SUPERMEMORY_API_KEY"):
+    with pytest.raises(
+        UsageError, match="needs an API key: give api_key= or set SUPERMEMORY_API_KEY"
+    ):
         BY_NAME["supermemory"].client("http://127.0.0.1:9")
 
 
