@@ -10,9 +10,11 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from click.testing import CliRunner
 
 import memrank
 from memrank import Document, Evaluation
+from memrank.cli import main
 from memrank.errors import EndpointError, UsageError
 from memrank.systems import WordOverlap
 from tests.systems.http.engines import ENGINES, SECRET, EngineCase
@@ -166,7 +168,32 @@ def test_configuration_comes_from_the_engines_variables(
         assert made.base_url == server.url  # type: ignore[attr-defined]
         made.prepare("unit")  # type: ignore[attr-defined]
         made.close()  # type: ignore[attr-defined]
+        monkeypatch.delenv(engine.client.url_variable)
+        named = memrank.system(engine.name, base_url=server.url, timeout=5)
+        assert named.base_url == server.url  # type: ignore[attr-defined]
+        named.close()  # type: ignore[attr-defined]
     assert server.violations == [] and server.log
+
+
+def test_an_engine_runs_by_name_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    case = BY_NAME["hindsight"]
+    monkeypatch.setenv("HINDSIGHT_API_KEY", SECRET)
+    with case.server() as server:
+        outcome = CliRunner().invoke(
+            main,
+            [
+                "run",
+                "hindsight",
+                "demo",
+                "--option",
+                f"base_url={server.url}",
+                "--option",
+                "timeout=5",
+            ],
+        )
+    assert outcome.exit_code == 0, outcome.output
+    assert "Hindsight (memory)" in outcome.output and "5 recorded, 0 with errors" in outcome.output
+    assert server.violations == []
 
 
 def test_supermemory_refuses_to_start_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
