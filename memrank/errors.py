@@ -15,7 +15,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── PairingRefused              (exit 3)  two results that cannot be read side by side
     ├── ResultFileError             (exit 4)  a saved result that cannot be read back
     ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
-    │   └── ContractError                     a response that breaks the Add/Search contract
+    │   └── ContractError                     a response off the contract or API it answers
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
     ├── DatasetError                (exit 1)  an evaluation's material cannot be used
     │   ├── DatasetMissing                    a file is not there and could not be downloaded
@@ -186,7 +186,8 @@ class EndpointError(MemrankError):
 
 
 class ContractError(EndpointError):
-    """A response that breaks the Add/Search contract; the message carries the evidence."""
+    """A response that breaks the contract or API it answers (the Add/Search contract, an
+    engine's documented API, the translator contract); the message carries the evidence."""
 
 
 class CheckFailed(MemrankError):

@@ -40,6 +40,7 @@ class Canned:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = 5  # an idle keep-alive connection is dropped rather than held forever
+    disable_nagle_algorithm = True  # headers and body go out in two writes; no 40 ms stall
     server: _Loopback
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -50,6 +51,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.server.answer(self, self.rfile.read(int(self.headers.get("Content-Length", 0))))
+
+    do_PUT = do_DELETE = do_POST  # engine APIs put bodies on these too
 
     def reply(self, canned: Canned) -> None:
         self.send_response(canned.status)

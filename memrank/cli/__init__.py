@@ -10,6 +10,7 @@ from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
 from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
+from memrank.cli.targets import targets_group
 from memrank.cli.trust import trust_group
 from memrank.cli.wire import check_command, serve_command
 
@@ -31,4 +32,5 @@ main.add_command(keys_group)
 main.add_command(attest_command)
 main.add_command(verify_command)
 main.add_command(trust_group)
+main.add_command(targets_group)
 main.add_command(build_site_command)

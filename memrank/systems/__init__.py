@@ -1,11 +1,51 @@
-"""The systems memrank ships: small in-process memories and controls.
+"""The systems memrank ships: small in-process memories and controls, and clients of running
+engines (Mem0, Hindsight, Supermemory, AtomicMemory, and any translator: Native).
 
-The numpy-backed baselines live in their own modules so importing this package stays light:
-``memrank.systems.bm25.BM25`` and ``memrank.systems.hybrid.Hybrid`` (which needs the optional
-extra ``memrank[dense]``).
+The engine clients are imported on first use, so ``from memrank.systems import WordOverlap``
+never loads the HTTP client. The numpy-backed baselines live in their own modules so importing
+this package stays light: ``memrank.systems.bm25.BM25`` and ``memrank.systems.hybrid.Hybrid``
+(which needs the optional extra ``memrank[dense]``).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from memrank.systems.controls import FixedContext, FullContext, NoContext, Random
 from memrank.systems.word_overlap import WordOverlap
 
-__all__ = ["FixedContext", "FullContext", "NoContext", "Random", "WordOverlap"]
+if TYPE_CHECKING:
+    from memrank.systems.http.atomicmemory import AtomicMemory as AtomicMemory
+    from memrank.systems.http.hindsight import Hindsight as Hindsight
+    from memrank.systems.http.mem0 import Mem0 as Mem0
+    from memrank.systems.http.native import Native as Native
+    from memrank.systems.http.supermemory import Supermemory as Supermemory
+
+_HOMES = {
+    "AtomicMemory": "memrank.systems.http.atomicmemory",
+    "Hindsight": "memrank.systems.http.hindsight",
+    "Mem0": "memrank.systems.http.mem0",
+    "Native": "memrank.systems.http.native",
+    "Supermemory": "memrank.systems.http.supermemory",
+}
+
+__all__ = [
+    "AtomicMemory",
+    "FixedContext",
+    "FullContext",
+    "Hindsight",
+    "Mem0",
+    "Native",
+    "NoContext",
+    "Random",
+    "Supermemory",
+    "WordOverlap",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'memrank.systems' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

@@ -9,7 +9,10 @@ from memrank.catalog import SYSTEMS
 from memrank.cli import main
 
 # Clients of running services need to be told where the service is; nothing is contacted here.
-ENDPOINTS = {"aml": {"base_url": "http://127.0.0.1:9"}}
+NOWHERE = "http://127.0.0.1:9"
+ENDPOINTS = {
+    name: {"base_url": NOWHERE} for name in ("aml", "mem0", "hindsight", "atomicmemory", "native")
+} | {"supermemory": {"base_url": NOWHERE, "api_key": "test-key"}}
 
 
 def test_every_system_constructs_by_name_with_its_options() -> None:

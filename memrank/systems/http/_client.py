@@ -16,19 +16,21 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
 from memrank.errors import EndpointError, UsageError
 
-__all__ = ["SCHEMES", "Auth", "HttpClient", "Reply", "RetryPolicy", "checked_url"]
+__all__ = ["SCHEMES", "Auth", "HttpClient", "Reply", "RetryPolicy", "checked_url", "positive"]
 
 SCHEMES = ("Token", "Bearer", "X-Api-Key")
 """The authentication schemes a service may use: ``Authorization: Token|Bearer <key>`` or
 an ``X-Api-Key: <key>`` header."""
 
 _TEXT_CAP = 500
+Number = TypeVar("Number", int, float)
 
 
 @dataclass(frozen=True)
@@ -129,11 +131,31 @@ def checked_url(url: str, what: str) -> str:
     return url.rstrip("/")
 
 
+def positive(value: Any, name: str, kind: type[Number]) -> Number:
+    """An option that may arrive as text from the command line, as the positive number it names."""
+    try:
+        number = kind(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"option {name}={value!r} is not a {kind.__name__}") from None
+    if number <= 0:
+        raise UsageError(f"option {name}={value!r} must be above 0")
+    return number
+
+
 class HttpClient:
     """A pooled HTTP client with an auth header, timeouts and retries; safe across threads."""
 
-    def __init__(self, auth: Auth | None, *, timeout: float, connect_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        auth: Auth | None,
+        *,
+        timeout: float,
+        connect_timeout: float = 10.0,
+        unreachable: str = "",
+    ) -> None:
         self._auth = auth
+        self._unreachable = unreachable
+        """Appended to the message when the service cannot be reached: what to check."""
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
             headers={"Content-Type": "application/json", **(auth.headers() if auth else {})},
@@ -152,6 +174,12 @@ class HttpClient:
     def get(self, url: str, policy: RetryPolicy, *, what: str, authenticated: bool = True) -> Reply:
         """GET until an answer is final under ``policy``."""
         return self._send("GET", url, None, policy, what, authenticated=authenticated)
+
+    def send(
+        self, method: str, url: str, body: bytes | None, policy: RetryPolicy, *, what: str
+    ) -> Reply:
+        """Any authenticated request (DELETE and PUT too), repeated until final under ``policy``."""
+        return self._send(method, url, body, policy, what, authenticated=True)
 
     def failure(self, reply: Reply, url: str, what: str) -> EndpointError:
         """An EndpointError naming the status and what the service said, capped and redacted."""
@@ -194,6 +222,7 @@ class HttpClient:
                     raise EndpointError(
                         f"{what}: {url} could not be reached after {attempt} attempt(s): "
                         f"{type(exc).__name__}: {self.excerpt(str(exc).encode())}"
+                        + (f"; {self._unreachable}" if self._unreachable else "")
                     ) from None
                 retry_after = None
             else:

@@ -26,7 +26,14 @@ from pydantic import BaseModel, ValidationError
 from memrank.errors import ContractError, DefinitionError, UsageError
 from memrank.system import Content, Document, Memory, Recall
 from memrank.systems.http._chunks import Chunk, chunks
-from memrank.systems.http._client import Auth, HttpClient, Reply, RetryPolicy, checked_url
+from memrank.systems.http._client import (
+    Auth,
+    HttpClient,
+    Reply,
+    RetryPolicy,
+    checked_url,
+    positive,
+)
 from memrank.wire.schema import (
     AddRequest,
     AddResponse,
@@ -45,7 +52,6 @@ ADD_RETRIES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 524})
 SEARCH_RETRIES = frozenset({408, 425, 429, 500, 502, 503, 504})
 """Search statuses the contract retries (with timeouts and transport failures)."""
 Parsed = TypeVar("Parsed", bound=BaseModel)
-Number = TypeVar("Number", int, float)
 CLEARED_BY = "a fresh user_id per isolation unit; the contract has no delete"
 
 
@@ -89,17 +95,6 @@ def _content_key(content: Content) -> str:
     if isinstance(content, str):
         return content
     return orjson.dumps([part.model_dump(mode="json") for part in content]).decode()
-
-
-def _number(value: Any, name: str, kind: type[Number]) -> Number:
-    """An option that may arrive as text from the command line, as the positive number it names."""
-    try:
-        number = kind(value)
-    except (TypeError, ValueError):
-        raise UsageError(f"aml option {name}={value!r} is not a {kind.__name__}") from None
-    if number <= 0:
-        raise UsageError(f"aml option {name}={value!r} must be above 0")
-    return number
 
 
 class _Service:
@@ -175,11 +170,11 @@ class AmlMemory(Memory):
         key = api_key if api_key is not None else os.environ.get("AML_API_KEY", "")
         scheme = auth or os.environ.get("AML_AUTH") or "Bearer"
         credentials = Auth.named(scheme, key) if key and scheme.lower() != "none" else None
-        client = HttpClient(credentials, timeout=_number(timeout, "timeout", float))
+        client = HttpClient(credentials, timeout=positive(timeout, "timeout", float))
         policy = RetryPolicy(
             ADD_RETRIES,
-            attempts=_number(attempts, "attempts", int),
-            backoff=_number(backoff, "backoff", float),
+            attempts=positive(attempts, "attempts", int),
+            backoff=positive(backoff, "backoff", float),
         )
         self._service = _Service(endpoints, client, policy)
         self._namespace = f"eval:run_{secrets.token_hex(6)}:direct"

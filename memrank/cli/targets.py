@@ -1,0 +1,52 @@
+"""memrank targets: what can be evaluated; ``verify`` checks a translator before it is run."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from memrank.errors import CheckFailed, UsageError
+
+__all__ = ["targets_group"]
+
+
+@click.group("targets")
+def targets_group() -> None:
+    """Systems reached over HTTP: check a translator before running it."""
+
+
+@targets_group.command("verify")
+@click.argument("url")
+@click.option(
+    "--key-env",
+    metavar="ENVVAR",
+    help="The environment variable holding the translator's key, sent as Authorization: Bearer.",
+)
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds per request.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
+def verify_command(url: str, key_env: str | None, timeout: float, as_json: bool) -> None:
+    """Check the translator at URL against the memrank-native/1 contract.
+
+    Checks the description, a ranked retrieve, isolation between units, cleanup, and that any
+    usage stated is numbers. Prints every check with pass or FAIL and its evidence, and exits
+    1 when any fails. A translator that passes runs as `memrank run native EVALUATION`.
+    """
+    import orjson
+
+    from memrank.systems.http.translator_check import verify
+    from memrank.wire.check import layout
+
+    key = None
+    if key_env:
+        key = os.environ.get(key_env, "")
+        if not key:
+            raise UsageError(f"--key-env {key_env}: the environment variable is not set")
+    outcomes = verify(url, key, timeout=timeout)
+    if as_json:
+        click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
+    else:
+        click.echo(layout(outcomes))
+    failed = [o.name for o in outcomes if not o.passed]
+    if failed:
+        raise CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")
