@@ -31,31 +31,34 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   ├── RootVersionRepeated               two different roots claim one version
     │   ├── RootRollback                      a version lower than one already trusted
     │   └── RootExpired                       the newest root's expiry has passed
-    └── ArtifactRefused             (exit 6)  the verifier refused a signed run, in this order:
-        ├── OversizeFile                      a file over the size cap
-        ├── MalformedEnvelope                 not JSON, duplicate or unknown keys, bad base64
-        ├── WrongPayloadType                  not application/vnd.in-toto+json
-        ├── SignatureRefused
-        │   ├── UnknownKey                    a keyid the release role does not list
-        │   ├── RevokedKey                    a key the trust root revoked
-        │   ├── BadSignature                  a signature that does not verify under its key
-        │   ├── ThresholdUnmet                fewer distinct keys than the release threshold
-        │   └── KeyOutsideWindow              issued_at outside the key's validity window
-        ├── NonCanonicalPayload               payload bytes that are not RFC 8785 canonical JSON
-        ├── UnsafeSubjectPath                 a subject name that is absolute or climbs out (..)
-        ├── SchemaRefused                     a statement that is not a memrank run statement
-        ├── PolicyRefused
-        │   ├── DevelopmentObservation        memrank ran from a mutable checkout
-        │   ├── SliceNotPublishable           a slice is not a measurement
-        │   ├── UnknownTrack                  a track the trust root does not list
-        │   ├── EvidenceNotAccepted           an evidence class the track does not accept
-        │   ├── UnpinnedPipeline              a pipeline code hash the track does not list
-        │   ├── UnpinnedDataset               a dataset bundle the track does not pin
-        │   └── QuestionCountsDiffer          question counts other than the track's baseline
-        ├── ArtifactNameMismatch              runs/<name>.json where name is not the artifact id
-        ├── SubjectMissing                    the result file the statement names is not there
-        ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
-        └── RunConflict                       one run_id, two artifacts, neither supersedes
+    ├── ArtifactRefused             (exit 6)  the verifier refused a signed run, in this order:
+    │   ├── OversizeFile                      a file over the size cap
+    │   ├── MalformedEnvelope                 not JSON, duplicate or unknown keys, bad base64
+    │   ├── WrongPayloadType                  not application/vnd.in-toto+json
+    │   ├── SignatureRefused
+    │   │   ├── UnknownKey                    a keyid the release role does not list
+    │   │   ├── RevokedKey                    a key the trust root revoked
+    │   │   ├── BadSignature                  a signature that does not verify under its key
+    │   │   ├── ThresholdUnmet                fewer distinct keys than the release threshold
+    │   │   └── KeyOutsideWindow              issued_at outside the key's validity window
+    │   ├── NonCanonicalPayload               payload bytes that are not RFC 8785 canonical JSON
+    │   ├── UnsafeSubjectPath                 a subject name that is absolute or climbs out (..)
+    │   ├── SchemaRefused                     a statement that is not a memrank run statement
+    │   ├── PolicyRefused
+    │   │   ├── DevelopmentObservation        memrank ran from a mutable checkout
+    │   │   ├── SliceNotPublishable           a slice is not a measurement
+    │   │   ├── UnknownTrack                  a track the trust root does not list
+    │   │   ├── EvidenceNotAccepted           an evidence class the track does not accept
+    │   │   ├── UnpinnedPipeline              a pipeline code hash the track does not list
+    │   │   ├── UnpinnedDataset               a dataset bundle the track does not pin
+    │   │   └── QuestionCountsDiffer          question counts other than the track's baseline
+    │   ├── ArtifactNameMismatch              runs/<name>.json where name is not the artifact id
+    │   ├── SubjectMissing                    the result file the statement names is not there
+    │   ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
+    │   └── RunConflict                       one run_id, two artifacts, neither supersedes
+    └── BoardError                  (exit 1)  the board cannot be built or checked as asked
+        ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
+        └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
 is lost; ``RefusedRun`` is what the command line raises when it meets one. An
@@ -72,6 +75,8 @@ __all__ = [
     "ArtifactRefused",
     "AttestRefused",
     "BadSignature",
+    "BoardConfigError",
+    "BoardError",
     "CheckFailed",
     "ContractError",
     "DatasetError",
@@ -106,6 +111,7 @@ __all__ = [
     "RunConflict",
     "SchemaRefused",
     "SignatureRefused",
+    "SiteOutOfDate",
     "SliceNotPublishable",
     "SubjectDigestMismatch",
     "SubjectMissing",
@@ -359,3 +365,21 @@ class DatasetMismatch(DatasetError):
 
 class DatasetMalformed(DatasetError):
     """A file that does not parse in its format, or whose counts differ from the fingerprint."""
+
+
+class BoardError(MemrankError):
+    """The board cannot be built or checked as asked."""
+
+    exit_code = 1
+
+
+class BoardConfigError(BoardError):
+    """board.toml, the templates or the docs cannot be used as written."""
+
+    exit_code = 2
+
+
+class SiteOutOfDate(BoardError):
+    """``build-site --check``: the committed site is not what the artifacts build."""
+
+    exit_code = 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from memrank.cli.artifacts import attest_command, verify_command
+from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
 from memrank.cli.pair import pair_command
@@ -32,3 +33,4 @@ main.add_command(attest_command)
 main.add_command(verify_command)
 main.add_command(trust_group)
 main.add_command(targets_group)
+main.add_command(build_site_command)

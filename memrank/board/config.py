@@ -1,0 +1,157 @@
+"""artifacts/board.toml: which tracks the board shows, and which evaluations are their columns.
+
+The file decides what is shown and how it is read (each column's headline measure and whether
+higher or lower is better); the artifacts decide what the numbers are. An overall column exists
+only where the file names the measure that combines the columns and how it combines them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from memrank.board import urls
+from memrank.errors import BoardConfigError
+
+__all__ = ["BoardConfig", "Column", "Direction", "Overall", "SiteConfig", "TrackConfig", "load"]
+
+_STRICT = ConfigDict(frozen=True, extra="forbid")
+
+
+class Direction(StrEnum):
+    """Which way a headline improves."""
+
+    HIGHER = "higher"
+    LOWER = "lower"
+
+
+class Column(BaseModel):
+    """One evaluation shown as a column of a track's table."""
+
+    model_config = _STRICT
+    evaluation: str = Field(min_length=1)
+    """The evaluation's name, as runs record it."""
+    version: str = Field(min_length=1)
+    """The version shown; runs at other versions are not comparable and stay out of the table."""
+    title: str = Field(min_length=1)
+    """The column heading."""
+    measure: str = Field(min_length=1)
+    """The headline: the value name each cell shows."""
+    direction: Direction
+    """Whether a higher or a lower headline is better."""
+
+    @property
+    def key(self) -> str:
+        """The column's name in links and filter parameters."""
+        return urls.slug(self.evaluation)
+
+
+class Overall(BaseModel):
+    """The combining column: present only when board.toml names its measure and how."""
+
+    model_config = _STRICT
+    title: str = "Overall"
+    """The column heading."""
+    measure: str = Field(min_length=1)
+    """The name the combined number is shown under."""
+    how: Literal["mean"]
+    """How the columns' headlines combine: ``mean`` is their unweighted mean, and a row
+    missing any column has no overall."""
+
+
+class TrackConfig(BaseModel):
+    """One track: its words, its columns, and what ranks its rows."""
+
+    model_config = _STRICT
+    title: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    columns: tuple[Column, ...] = ()
+    overall: Overall | None = None
+    rank_by: str | None = None
+    """The evaluation whose paired tests rank the rows; the first column when left out."""
+
+    @model_validator(mode="after")
+    def _columns_fit_together(self) -> TrackConfig:
+        evaluations = [column.evaluation for column in self.columns]
+        for name in evaluations:
+            if evaluations.count(name) > 1:
+                raise ValueError(f"evaluation {name!r} is a column twice; give it once")
+        if self.rank_by is not None and self.rank_by not in evaluations:
+            raise ValueError(
+                f"rank_by names {self.rank_by!r}, which is not a column; use one of {evaluations}"
+            )
+        if self.overall is not None:
+            if not self.columns:
+                raise ValueError("an overall column needs columns to combine; add columns")
+            if len({column.direction for column in self.columns}) > 1:
+                raise ValueError(
+                    "the columns do not share a direction, so their mean means nothing; "
+                    "remove overall or make every column higher (or lower) is better"
+                )
+        return self
+
+    @property
+    def ranking_column(self) -> Column | None:
+        """The column whose paired tests give each row its rank."""
+        wanted = self.rank_by or (self.columns[0].evaluation if self.columns else None)
+        return next((c for c in self.columns if c.evaluation == wanted), None)
+
+
+class SiteConfig(BaseModel):
+    """The board as a whole."""
+
+    model_config = _STRICT
+    title: str = Field(min_length=1)
+    base_url: str
+    """Where the site is published, ending in ``/``: sitemap.xml and the 404 page need it."""
+    description: str = Field(min_length=1)
+    """One or two sentences under the title of the front page."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _absolute_directory(cls, base_url: str) -> str:
+        if not base_url.startswith(("https://", "http://")) or not base_url.endswith("/"):
+            raise ValueError("give the published address, like https://example.org/board/")
+        return base_url
+
+
+class BoardConfig(BaseModel):
+    """Everything artifacts/board.toml says."""
+
+    model_config = _STRICT
+    site: SiteConfig
+    tracks: dict[str, TrackConfig]
+    """Tracks in the order the file lists them."""
+
+    @field_validator("tracks")
+    @classmethod
+    def _track_names_are_slugs(cls, tracks: dict[str, TrackConfig]) -> dict[str, TrackConfig]:
+        for name in tracks:
+            if urls.slug(name) != name:
+                raise ValueError(f"track name {name!r} must be lower-case words joined by '-'")
+        return tracks
+
+
+def load(path: Path) -> BoardConfig:
+    """Read and check board.toml; every problem names the file and the field."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BoardConfigError(
+            f"{path}: cannot read the board configuration ({exc.strerror}); "
+            "pass --artifacts DIR holding board.toml"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise BoardConfigError(f"{path}: not valid TOML ({exc})") from None
+    try:
+        return BoardConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc']) or '(top level)'}: {error['msg']}"
+            for error in exc.errors()
+        )
+        raise BoardConfigError(f"{path}: {problems}") from None

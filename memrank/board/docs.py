@@ -1,0 +1,80 @@
+"""docs/*.md as board pages, rendered by markdown-it-py with raw HTML off.
+
+The ``js-default`` preset is markdown-it's safe one: HTML in the source is shown as text, and
+links with scripting schemes (``javascript:``, ``vbscript:``, ``data:``) are not made links.
+A link to another page of docs/ (``methodology.md#values``) is pointed at that page on the board.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+from memrank.board import urls
+from memrank.board.model import DocPage
+from memrank.errors import BoardConfigError
+
+__all__ = ["render_docs"]
+
+_DOC_LINK = re.compile(r"(?:\./)?(?:docs/)?(?P<name>[A-Za-z0-9_-]+)\.md(?P<fragment>#.*)?")
+
+
+def render_docs(folder: Path) -> tuple[DocPage, ...]:
+    """Every ``*.md`` file of ``folder``, in name order; an absent folder gives none."""
+    if not folder.is_dir():
+        return ()
+    sources = sorted(folder.glob("*.md"))
+    names = {source.stem for source in sources}
+    return tuple(_render(source, names) for source in sources)
+
+
+def _render(source: Path, names: set[str]) -> DocPage:
+    from markdown_it import MarkdownIt
+
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BoardConfigError(f"{source}: cannot read this docs page ({exc})") from None
+    path = urls.doc(source.stem)
+    md = MarkdownIt("js-default")
+    tokens = md.parse(text)
+    title = source.stem
+    for position, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == "h1":
+            title = tokens[position + 1].content
+            break
+    for token in tokens:
+        _align_by_class(token)
+        for child in token.children or ():
+            if child.type == "link_open":
+                child.attrSet("href", _link(str(child.attrGet("href") or ""), path, names))
+    html = md.renderer.render(tokens, md.options, {})
+    return DocPage(
+        name=source.stem,
+        title=title,
+        label=title.split(":", 1)[0],
+        path=path,
+        html=Markup(html),
+    )
+
+
+def _align_by_class(token: Token) -> None:
+    """A table cell's alignment as a class: the pages' Content-Security-Policy refuses inline
+    ``style`` attributes, which markdown-it would otherwise write."""
+    style = token.attrs.pop("style", None)
+    if isinstance(style, str) and style.startswith("text-align:"):
+        token.attrJoin("class", "align-" + style.removeprefix("text-align:"))
+
+
+def _link(target: str, page: str, names: set[str]) -> str:
+    """A link to another docs page, pointed at its board page; anything else unchanged."""
+    found = _DOC_LINK.fullmatch(target)
+    if found is None or found["name"] not in names:
+        return target
+    return urls.href(page, urls.doc(found["name"])) + (found["fragment"] or "")

@@ -1,0 +1,36 @@
+"""What a build starts from: board.toml, the trust root, and every envelope verified against it.
+
+The verifier is memrank.artifacts' own (what ``memrank verify`` runs): a refused artifact,
+a development observation among them, is reported with its reason and never reaches a page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from memrank.artifacts import Root, Verification, load_trust, verify_directory
+from memrank.board.config import BoardConfig
+from memrank.board.config import load as load_config
+
+__all__ = ["BOARD_TOML", "Loaded", "load"]
+
+BOARD_TOML = "board.toml"
+ROOT_JSON = "root.json"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The inputs of a build, every artifact already verified or refused."""
+
+    config: BoardConfig
+    trust: Root
+    verification: Verification
+
+
+def load(artifacts: Path) -> Loaded:
+    """Read ``artifacts/board.toml`` and verify every ``artifacts/runs/*.json`` against
+    ``artifacts/root.json``; a trust root that cannot be trusted raises."""
+    config = load_config(artifacts / BOARD_TOML)
+    trust = load_trust(artifacts / ROOT_JSON)
+    return Loaded(config=config, trust=trust.root, verification=verify_directory(artifacts, trust))

@@ -1,0 +1,142 @@
+"""The Board as HTML pages, laid out by the jinja2 templates of a templates folder.
+
+Autoescaping is on for every template and undefined names are errors, so artifact text can
+only ever arrive on a page as text. No template needs ``|safe``: the one piece of trusted HTML,
+a rendered docs page, is marked safe where it is made (``memrank.board.docs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from memrank.board import urls
+from memrank.board.model import Board
+from memrank.errors import BoardConfigError
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+__all__ = ["render_pages", "static_files"]
+
+_STATIC = "static"
+
+
+def render_pages(board: Board, templates: Path) -> dict[str, bytes]:
+    """Every HTML page of the board, by root-relative path."""
+    environment = _environment(templates)
+    pages: dict[str, bytes] = {}
+
+    def page(path: str, template: str, root: str | None = None, **context: Any) -> None:
+        pages[path] = _render(environment, template, path, board, root, context)
+
+    page(urls.INDEX, "index.html")
+    for track in board.tracks:
+        page(track.path, "track.html", track=track)
+    for run in board.runs:
+        page(run.path, "run.html", run=run)
+    for pair in board.pairs:
+        page(pair.path, "pair.html", pair=pair)
+    for doc in board.docs:
+        page(doc.path, "doc.html", doc=doc)
+    # Served for a missing path at any depth, so its links start at the site's own path.
+    page(urls.NOT_FOUND, "404.html", root=urlsplit(board.base_url).path)
+    return pages
+
+
+def static_files(templates: Path) -> dict[str, bytes]:
+    """The templates folder's static/ assets, by their path on the site."""
+    folder = templates / _STATIC
+    if not folder.is_dir():
+        raise BoardConfigError(f"{folder}: the templates have no static/ folder (board.css, ...)")
+    return {
+        urls.static(path.relative_to(folder).as_posix()): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _environment(templates: Path) -> Environment:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    if not templates.is_dir():
+        raise BoardConfigError(
+            f"{templates}: no templates folder here; pass --templates DIR (the repository's "
+            "templates/ is the default theme)"
+        )
+    environment = Environment(
+        loader=FileSystemLoader(templates),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    environment.filters.update(FILTERS)
+    environment.globals["urls"] = urls
+    return environment
+
+
+def _render(
+    environment: Environment,
+    template: str,
+    path: str,
+    board: Board,
+    root: str | None,
+    context: Mapping[str, Any],
+) -> bytes:
+    from jinja2 import TemplateError
+
+    prefix = "../" * path.count("/") if root is None else root
+    try:
+        text = environment.get_template(template).render(
+            board=board, page=path, href=lambda target: prefix + target, **context
+        )
+    except TemplateError as exc:
+        raise BoardConfigError(f"template {template} (rendering {path}): {exc}") from None
+    return text.encode("utf-8")
+
+
+def _number(value: float | None) -> str:
+    """Three decimals, or "none" for a value that could not be decided (never 0)."""
+    return "none" if value is None else f"{value:.3f}"
+
+
+def _signed(value: float | None) -> str:
+    """A gap with its sign: the sign says which way it runs (B minus A), never which is better."""
+    return "none" if value is None else f"{value:+.3f}"
+
+
+def _day(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d")
+
+
+def _moment(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.1f}"
+
+
+def _label(name: str) -> str:
+    """An enum value as words: ``endpoint_observation`` -> ``endpoint observation``."""
+    return name.replace("_", " ")
+
+
+FILTERS: dict[str, Callable[..., str]] = {
+    "number": _number,
+    "signed": _signed,
+    "day": _day,
+    "moment": _moment,
+    "iso": _iso,
+    "percent": _percent,
+    "label": _label,
+}

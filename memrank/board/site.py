@@ -1,0 +1,132 @@
+"""The site as a tree of files: made from verified runs in memory, written in one swap, or
+compared with a folder.
+
+A build never edits site/ in place: it writes a sibling folder and swaps it in, so a failed
+build leaves the previous site whole and no stale page survives a rebuild. It only ever
+replaces a folder that is empty or that a previous build made (it holds manifest.json).
+"""
+
+from __future__ import annotations
+
+import gc
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from memrank.artifacts import Refusal
+from memrank.board import urls
+from memrank.board.build import build_board, source_date
+from memrank.board.docs import render_docs
+from memrank.board.files import data_files, manifest
+from memrank.board.load import load
+from memrank.board.model import Board
+from memrank.board.pages import downloads
+from memrank.board.render import render_pages, static_files
+from memrank.errors import BoardError
+
+__all__ = ["Made", "assemble", "differences", "make", "write"]
+
+
+@dataclass(frozen=True)
+class Made:
+    """A build in memory: the Board, every file of the site, and what was refused."""
+
+    board: Board
+    tree: dict[str, bytes]
+    verified: int
+    """How many artifacts verified."""
+    refusals: tuple[Refusal, ...]
+    """Every artifact the verifier refused, with its reason; none of them is in ``tree``."""
+
+
+def make(artifacts: Path, templates: Path, docs: Path) -> Made:
+    """Verify the artifacts, build the Board of those that verify, and render the site.
+
+    The parsed result files are dropped on return: the Board keeps only what it shows.
+    """
+    with _cycle_collection_paused():
+        loaded = load(artifacts)
+        runs = loaded.verification.runs
+        board = build_board(loaded.config, runs, loaded.trust, render_docs(docs), source_date())
+        tree = assemble(board, templates, downloads(runs))
+    return Made(board, tree, len(runs), loaded.verification.refusals)
+
+
+@contextmanager
+def _cycle_collection_paused() -> Iterator[None]:
+    """A build allocates millions of small objects and keeps them to its end; the cyclic
+    collector walking them over and over more than doubled its time, so it is paused.
+    Reference counting still frees whatever the build drops. On the way out, freeze and
+    unfreeze file everything still alive under the oldest generation, so that switching the
+    collector back on does not start with one pass over all of it."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.unfreeze()
+        if was_enabled:
+            gc.enable()
+
+
+def assemble(board: Board, templates: Path, downloads: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Every file of the site by root-relative path: pages, static assets, the downloads
+    (envelopes and result files), data files, and last the manifest of all of them."""
+    tree: dict[str, bytes] = {}
+    parts = (render_pages(board, templates), static_files(templates), downloads, data_files(board))
+    for part in parts:
+        for path, content in part.items():
+            if path in tree:
+                raise BoardError(
+                    f"two parts of the board both want {path!r}; rename the template asset or "
+                    "report this as a bug"
+                )
+            tree[path] = content
+    tree[urls.MANIFEST] = manifest(board, tree)
+    return tree
+
+
+def write(tree: Mapping[str, bytes], out: Path) -> None:
+    """Replace ``out`` with exactly ``tree``."""
+    out = out.resolve()
+    if out.exists() and not _replaceable(out):
+        raise BoardError(
+            f"{out}: not empty and not a built board (no {urls.MANIFEST}); refusing to replace "
+            "it. Pass --out naming an empty folder or a previous site"
+        )
+    building = out.with_name(f".{out.name}.building")
+    retired = out.with_name(f".{out.name}.old")
+    for leftover in (building, retired):
+        shutil.rmtree(leftover, ignore_errors=True)
+    for folder in sorted({(building / path).parent for path in tree}):
+        folder.mkdir(parents=True, exist_ok=True)
+    for path in sorted(tree):
+        (building / path).write_bytes(tree[path])
+    if out.exists():
+        out.rename(retired)
+    building.rename(out)
+    shutil.rmtree(retired, ignore_errors=True)
+
+
+def differences(tree: Mapping[str, bytes], out: Path) -> list[str]:
+    """How the folder ``out`` differs from ``tree``: one line per missing, extra or changed file."""
+    found = (
+        {p.relative_to(out).as_posix(): p for p in out.rglob("*") if p.is_file()}
+        if out.is_dir()
+        else {}
+    )
+    lines = [f"missing: {path}" for path in sorted(tree) if path not in found]
+    lines += [f"not built: {path}" for path in sorted(found) if path not in tree]
+    lines += [
+        f"differs: {path}"
+        for path in sorted(tree)
+        if path in found and found[path].read_bytes() != tree[path]
+    ]
+    return lines
+
+
+def _replaceable(out: Path) -> bool:
+    return out.is_dir() and (not any(out.iterdir()) or (out / urls.MANIFEST).is_file())

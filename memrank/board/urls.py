@@ -1,0 +1,104 @@
+"""Every path on the board, built in one place, and the relative links between them.
+
+Paths are relative to the site's root and always name a file (``runs/<id16>/index.html``),
+so the site reads the same from any web server, from a sub-path such as a project's pages
+URL, and from disk. Artifact text never reaches a path unchanged: names pass through
+``slug``, runs are addressed by their artifact id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+__all__ = [
+    "INDEX",
+    "MANIFEST",
+    "NOT_FOUND",
+    "ROBOTS",
+    "SITEMAP",
+    "TRUST",
+    "doc",
+    "envelope",
+    "href",
+    "id16",
+    "pair",
+    "result_file",
+    "run",
+    "slug",
+    "static",
+    "track",
+    "track_data",
+]
+
+INDEX = "index.html"
+NOT_FOUND = "404.html"
+MANIFEST = "manifest.json"
+TRUST = "trust.json"
+SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
+
+_SAFE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_UNSAFE_RUN = re.compile(r"[^a-z0-9]+")
+_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def slug(text: str) -> str:
+    """A path segment for ``text``: the text itself when it is already lower-case words joined
+    by hyphens, else a readable part plus 8 hex digits of its sha256.
+
+    The hash keeps two names that read alike apart ("Mem 0" and "mem-0" are different systems)
+    and depends on nothing but the text, so a page's address never moves when others appear.
+    """
+    if _SAFE.fullmatch(text):
+        return text
+    readable = _UNSAFE_RUN.sub("-", text.lower()).strip("-")[:48].strip("-")
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    return f"{readable}-{digest}" if readable else digest
+
+
+def id16(artifact_id: str) -> str:
+    """The first 16 hex digits of an artifact id: its permalink on the board."""
+    if not _HEX.fullmatch(artifact_id):
+        raise ValueError(f"artifact id {artifact_id!r} is not 64 lower-case hex digits")
+    return artifact_id[:16]
+
+
+def track(name: str) -> str:
+    return f"{slug(name)}/index.html"
+
+
+def track_data(name: str, extension: str) -> str:
+    """``results.csv`` or ``results.json`` of a track."""
+    return f"{slug(name)}/results.{extension}"
+
+
+def run(artifact_id: str) -> str:
+    return f"runs/{id16(artifact_id)}/index.html"
+
+
+def envelope(artifact_id: str) -> str:
+    """The signed envelope, as a download beside the run page."""
+    return f"runs/{id16(artifact_id)}/envelope.json"
+
+
+def result_file(artifact_id: str) -> str:
+    """The result file the envelope names, as a download beside the run page."""
+    return f"runs/{id16(artifact_id)}/result.json"
+
+
+def pair(evaluation: str, a_id: str, b_id: str) -> str:
+    return f"pairs/{slug(evaluation)}/{id16(a_id)}--{id16(b_id)}/index.html"
+
+
+def doc(name: str) -> str:
+    return f"docs/{slug(name)}/index.html"
+
+
+def static(name: str) -> str:
+    return f"static/{name}"
+
+
+def href(page: str, target: str) -> str:
+    """The link from the page at ``page`` to ``target``, both root-relative paths."""
+    return "../" * page.count("/") + target

@@ -1,0 +1,102 @@
+"""memrank build-site: verify every artifact, build the Board, render it into site/."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from memrank.errors import ArtifactRefused, SiteOutOfDate
+
+if TYPE_CHECKING:
+    from memrank.artifacts import Refusal
+
+__all__ = ["build_site_command"]
+
+_FOLDER = click.Path(file_okay=False, path_type=Path)
+
+
+@click.command("build-site")
+@click.option(
+    "--artifacts",
+    default=Path("artifacts"),
+    show_default=True,
+    type=_FOLDER,
+    help="Holds board.toml, root.json, runs/ and results/.",
+)
+@click.option(
+    "--templates",
+    default=Path("templates"),
+    show_default=True,
+    type=_FOLDER,
+    help="The jinja2 templates and static/ assets of the board.",
+)
+@click.option(
+    "--docs",
+    default=Path("docs"),
+    show_default=True,
+    type=_FOLDER,
+    help="Markdown pages published with the board (raw HTML is shown as text).",
+)
+@click.option(
+    "--out", default=Path("site"), show_default=True, type=_FOLDER, help="Where the site goes."
+)
+@click.option("--strict", is_flag=True, help="Fail (exit 6) if any artifact is refused.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; fail (exit 1) if --out differs from what the artifacts build.",
+)
+def build_site_command(
+    artifacts: Path, templates: Path, docs: Path, out: Path, strict: bool, check: bool
+) -> None:
+    """Build the static leaderboard from the signed artifacts that verify.
+
+    Every envelope in artifacts/runs/ is verified against artifacts/root.json; each refused
+    one (a development observation, a bad signature, an unpinned pipeline ...) is listed with
+    its reason and left out of every page. The same inputs give a byte-identical site.
+    """
+    from memrank.board.site import differences, make, write
+
+    made = make(artifacts, templates, docs)
+    board, tree = made.board, made.tree
+    if made.refusals:
+        _print_refusals(made.refusals, artifacts)
+        if strict:
+            raise ArtifactRefused(
+                f"{len(made.refusals)} artifact(s) refused and --strict is set; nothing was written"
+            )
+    accepted = f"{made.verified} run(s) verified, {len(made.refusals)} refused"
+    if check:
+        found = differences(tree, out)
+        if found:
+            click.echo("\n".join(found))
+            raise SiteOutOfDate(
+                f"{out} is not what {artifacts} builds ({len(found)} file(s) differ); run "
+                "`memrank build-site` and commit the result"
+            )
+        click.echo(f"{out} is up to date: {len(tree)} file(s); {accepted}")
+        return
+    write(tree, out)
+    click.echo(
+        f"built {out}: {len(tree)} file(s), {len(board.runs)} run page(s), "
+        f"{len(board.pairs)} pair page(s); {accepted}"
+    )
+
+
+def _print_refusals(refusals: Sequence[Refusal], artifacts: Path) -> None:
+    """The refused artifacts as a table: artifact, then the verifier's reason."""
+    names = [_relative(refusal.path, artifacts) for refusal in refusals]
+    width = max(len("artifact"), *(len(name) for name in names))
+    click.echo(f"{'artifact':<{width}}  reason")
+    for name, refusal in zip(names, refusals, strict=True):
+        click.echo(f"{name:<{width}}  {refusal.error.__name__}: {refusal.reason}")
+
+
+def _relative(path: Path, artifacts: Path) -> str:
+    try:
+        return path.relative_to(artifacts).as_posix()
+    except ValueError:
+        return str(path)

@@ -1,0 +1,192 @@
+"""From verified runs to the Board: rows, cells, tie-aware ranks, overall, pairs, notes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import memrank
+from memrank.artifacts import attest
+from memrank.board import urls
+from memrank.board.build import source_date
+from memrank.board.model import Board, Track
+from memrank.errors import BoardConfigError
+from tests.board.conftest import (
+    BOARD_TOML,
+    Signed,
+    built,
+    keys,
+    notes,
+    sign_artifacts,
+    standard_runs,
+    wheel_run,
+)
+
+
+def table(track: Track) -> list[tuple[int | None, str, list[float | None]]]:
+    return [
+        (row.rank, row.system, [c.value.value if c else None for c in row.cells])
+        for row in track.rows
+    ]
+
+
+def test_rows_are_ranked_by_paired_tests_and_tied_where_no_test_separates(board: Board) -> None:
+    textual = board.tracks[0]
+    assert textual.ranking_column == "Notes"
+    assert table(textual) == [
+        (1, "FullContextAdapter", [1.0, 1.0]),
+        (1, "WordOverlapAdapter", [0.8, 1.0]),
+        (3, "NoContextAdapter", [0.2, 0.0]),
+    ]
+    # The rank is memrank.stats' own: the same paired test the pair page reports.
+    notes_pairs = [p for p in board.pairs if p.reading.evaluation == "notes"]
+    significant = [p for p in notes_pairs if p.reading.measures[0].mcnemar.p < 0.05]
+    assert len(significant) == 2
+
+
+def test_a_cell_is_the_mean_a_paired_reading_reports_with_its_counts(board: Board) -> None:
+    row = next(r for r in board.tracks[0].rows if r.system == "WordOverlapAdapter")
+    demo = row.cells[0]
+    assert demo is not None and demo.run is not None
+    assert (demo.value.value, demo.value.count, demo.value.total) == (0.8, 4, 5)
+    assert demo.value.decider.value == "rule" and demo.value.measure == "word-match"
+    assert demo.value.why == "mean over 5 task(s)"
+    assert demo.bar == pytest.approx(0.8)
+    run = next(r for r in board.runs if r.path == demo.run)
+    assert run.predicate.evaluation.name == "demo"
+    assert run.predicate.system.name == "WordOverlapAdapter"
+
+
+def test_the_overall_is_the_mean_board_toml_names(board: Board) -> None:
+    row = next(r for r in board.tracks[0].rows if r.system == "WordOverlapAdapter")
+    assert row.overall is not None and row.overall.run is None
+    assert row.overall.value.value == pytest.approx(0.9)
+    assert row.overall.value.measure == "mean-headline"
+    assert row.overall.value.why == "mean of Demo 0.800, Notes 1.000 (board.toml: how = mean)"
+
+
+def test_divisions_and_evidence_come_from_the_signed_statement(board: Board) -> None:
+    rows = {row.system: row for row in board.tracks[0].rows}
+    assert rows["FullContextAdapter"].division.value == "commercial"
+    assert rows["FullContextAdapter"].evidence.value == "endpoint_observation"
+    assert rows["NoContextAdapter"].evidence.value == "reproducible_evidence"
+
+
+def test_an_empty_track_has_no_rows(board: Board) -> None:
+    coding = board.tracks[1]
+    assert (coding.name, coding.rows, coding.columns) == ("coding", (), ())
+
+
+def test_every_two_runs_of_one_evaluation_version_have_a_pair_page(board: Board) -> None:
+    assert len(board.pairs) == 6
+    pair = next(p for p in board.pairs if p.reading.evaluation == "demo")
+    a = next(r for r in board.runs if r.path == pair.a.path)
+    b = next(r for r in board.runs if r.path == pair.b.path)
+    assert a.predicate.issued_at < b.predicate.issued_at  # A is the one attested first
+    assert pair.path == urls.pair("demo", a.artifact_id, b.artifact_id)
+    assert [link.path for link in a.pairs].count(pair.path) == 1
+
+
+def test_run_pages_carry_the_verified_facts(board: Board) -> None:
+    release = memrank.artifacts.keyid_of(keys()[1].public_key())
+    for run in board.runs:
+        assert run.key_ids == (release,)
+        assert run.predicate.evidence.value != "development_observation"
+    demo = next(r for r in board.runs if r.predicate.evaluation.name == "demo")
+    assert [t.task_id for t in demo.tasks][:2] == ["q_job", "q_animal"]
+    assert demo.task_measures == ("word-match",)
+    assert {v.measure for v in demo.values} >= {"demo-score", "failure-rate"}
+
+
+def test_runs_no_table_shows_are_listed_with_the_reason(tmp_path: Path) -> None:
+    demo = memrank.evaluation("demo")
+    other_version = demo.model_copy(update={"version": "memrank-demo@v0"})
+    runs = [
+        Signed(wheel_run("word-overlap", demo)),
+        Signed(wheel_run("word-overlap", demo)),  # the same row again: the newer one is shown
+        Signed(wheel_run("bm25", other_version)),
+    ]
+    toml = BOARD_TOML.replace('rank_by = "notes"\n', "")
+    board, _ = built(sign_artifacts(tmp_path / "artifacts", runs, toml))
+    notes_by_system = sorted((link.system, link.note) for link in board.unlisted)
+    assert notes_by_system == [
+        (
+            "BM25Adapter",
+            "the Demo column shows memrank-demo@v1+def0; this run is of memrank-demo@v0",
+        ),
+        (
+            "WordOverlapAdapter",
+            "the same system version has a newer run of this evaluation, which the table shows",
+        ),
+    ]
+    (row,) = board.tracks[0].rows
+    assert row.cells[1] is None  # no notes run: an empty cell, not a zero
+    assert row.overall is not None and row.overall.value.value is None
+    assert row.overall.value.why == "no accepted run on Notes, so there is nothing to combine"
+
+
+def test_lower_is_better_flips_the_ranking(tmp_path: Path) -> None:
+    toml = BOARD_TOML.replace('direction = "higher"', 'direction = "lower"').replace(
+        '[tracks.textual.overall]\nmeasure = "mean-headline"\nhow = "mean"\n', ""
+    )
+    board, _ = built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
+    assert [(r.rank, r.system) for r in board.tracks[0].rows] == [
+        (1, "NoContextAdapter"),
+        (2, "FullContextAdapter"),  # tied on Notes; then by name
+        (2, "WordOverlapAdapter"),
+    ]
+
+
+def test_a_whole_run_headline_is_shown_as_signed_and_ranks_nothing(tmp_path: Path) -> None:
+    toml = BOARD_TOML.replace('measure = "word-match"', 'measure = "failure-rate"')
+    board, _ = built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
+    row = board.tracks[0].rows[0]
+    assert row.rank is None
+    cell = row.cells[0]
+    assert cell is not None and cell.value.why.endswith("traces carry an error")
+    assert (cell.value.count, cell.value.total) == (0, 5)
+
+
+def test_a_headline_the_run_never_measured_is_none_with_the_reason(tmp_path: Path) -> None:
+    toml = BOARD_TOML.replace('measure = "word-match"', 'measure = "judge"', 1)
+    board, _ = built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
+    cell = board.tracks[0].rows[0].cells[0]
+    assert cell is not None and cell.value.value is None and cell.bar == 0.0
+    assert cell.value.why == "the run carries no value named judge"
+
+
+def test_a_corrected_run_leaves_the_table_and_says_so(tmp_path: Path) -> None:
+    run = wheel_run("word-overlap", notes())
+    artifacts = sign_artifacts(tmp_path / "artifacts", [Signed(run, "commercial")])
+    (first,) = (artifacts / "runs").glob("*.json")
+    correction = attest(
+        run,
+        "textual",
+        "open-source",
+        keys()[1],
+        artifacts=artifacts,
+        supersedes=first.stem,
+        issued_at=run.finished + timedelta(hours=1),
+    )
+    board, _ = built(artifacts)
+    (row,) = board.tracks[0].rows
+    assert row.division.value == "open-source"
+    old = next(r for r in board.runs if r.artifact_id == first.stem)
+    assert old.superseded_by == urls.run(correction.artifact_id)
+    assert [link.note for link in board.unlisted] == [
+        "corrected by a later artifact, which the table shows instead"
+    ]
+    assert board.pairs == ()  # a correction is not a second run to compare with
+
+
+def test_updated_is_source_date_epoch_else_the_newest_attestation(
+    board: Board, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert board.updated == max(run.predicate.issued_at for run in board.runs)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    assert source_date() == datetime(2026, 1, 1, tzinfo=UTC)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(BoardConfigError, match="SOURCE_DATE_EPOCH='yesterday'"):
+        source_date()

@@ -1,0 +1,100 @@
+"""The data files: results per track, trust, sitemap, robots, and the manifest."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+
+from memrank.board.model import Board
+from tests.board.conftest import Signed, built, notes, sign_artifacts, wheel_run
+
+
+def rows_of(tree: dict[str, bytes], path: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(tree[path].decode())))
+
+
+def test_results_csv_lists_rows_with_numbers_and_runs(board: Board, tree: dict[str, bytes]) -> None:
+    rows = rows_of(tree, "textual/results.csv")
+    assert [(r["rank"], r["system"]) for r in rows] == [
+        ("1", "FullContextAdapter"),
+        ("1", "WordOverlapAdapter"),
+        ("3", "NoContextAdapter"),
+    ]
+    word_overlap = rows[1]
+    assert word_overlap["demo word-match"] == "0.8" and word_overlap["mean-headline"] == "0.9"
+    assert word_overlap["demo run"] == board.tracks[0].rows[1].cells[0].run  # type: ignore[union-attr]
+    assert word_overlap["division"] == "open-source"
+
+
+def test_results_csv_text_cannot_become_a_formula(tmp_path: Path) -> None:
+    run = wheel_run("word-overlap", notes())
+    formula = run.model_copy(
+        update={"system": run.system.model_copy(update={"name": '=HYPERLINK("http://x")'})}
+    )
+    _, tree = built(sign_artifacts(tmp_path / "artifacts", [Signed(formula)]))
+    (row,) = rows_of(tree, "textual/results.csv")
+    assert row["system"] == '\'=HYPERLINK("http://x")'
+    assert json.loads(tree["textual/results.json"])["rows"][0]["system"] == formula.system.name
+
+
+def test_results_json_carries_every_cell_with_measure_decider_and_why(
+    tree: dict[str, bytes],
+) -> None:
+    data = json.loads(tree["textual/results.json"])
+    assert data["ranked_by"] == "Notes"
+    word_overlap = data["rows"][1]
+    assert word_overlap["system"] == "WordOverlapAdapter"
+    demo = word_overlap["cells"]["demo"]
+    assert {k: demo[k] for k in ("measure", "decider", "value", "count", "total", "why")} == {
+        "measure": "word-match",
+        "decider": "rule",
+        "value": 0.8,
+        "count": 4,
+        "total": 5,
+        "why": "mean over 5 task(s)",
+    }
+    assert demo["run"].startswith("runs/")
+    assert word_overlap["overall"]["value"] == 0.9
+
+
+def test_an_empty_track_still_has_its_files(tree: dict[str, bytes]) -> None:
+    assert json.loads(tree["coding/results.json"])["rows"] == []
+    assert tree["coding/results.csv"] == b"rank,system,version,division,evidence,published\n"
+
+
+def test_sitemap_and_robots_use_the_published_address(board: Board, tree: dict[str, bytes]) -> None:
+    sitemap = tree["sitemap.xml"].decode()
+    assert "<loc>https://example.org/board/</loc>" in sitemap
+    run = board.runs[0].path.removesuffix("index.html")
+    assert f"<loc>https://example.org/board/{run}</loc>" in sitemap
+    assert "404.html" not in sitemap
+    assert b"Sitemap: https://example.org/board/sitemap.xml" in tree["robots.txt"]
+
+
+def test_the_manifest_names_every_file_by_digest(board: Board, tree: dict[str, bytes]) -> None:
+    listed = json.loads(tree["manifest.json"])
+    others = {path: content for path, content in tree.items() if path != "manifest.json"}
+    assert listed["files"] == {p: hashlib.sha256(c).hexdigest() for p, c in sorted(others.items())}
+    assert [a["artifact_id"] for a in listed["artifacts"]] == [r.artifact_id for r in board.runs]
+
+
+def test_downloads_are_the_signed_bytes(
+    board: Board, tree: dict[str, bytes], standard: Path
+) -> None:
+    for run in board.runs:
+        envelope = standard / "runs" / f"{run.artifact_id}.json"
+        assert tree[run.envelope_path] == envelope.read_bytes()
+        digest = hashlib.sha256(tree[run.result_path]).hexdigest()
+        assert run.predicate.dataset_bundle and (standard / "results" / f"{digest}.json").exists()
+
+
+def test_trust_json_is_the_trust_root(tree: dict[str, bytes], standard: Path) -> None:
+    trust = json.loads(tree["trust.json"])
+    assert trust["_type"] == "https://memrank.dev/root/v1" and trust["version"] == 1
+    assert set(trust["tracks"]["textual"]["evidence"]) == {
+        "reproducible_evidence",
+        "endpoint_observation",
+    }

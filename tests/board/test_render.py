@@ -1,0 +1,148 @@
+"""Templates lay the Board out: escaped text, accessible tables, honest empty states."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from memrank.board.model import Board
+from memrank.board.render import render_pages, static_files
+from memrank.errors import BoardConfigError
+from tests.board.conftest import PAYLOADS, TEMPLATES, built
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page with its attributes, in order, and the page's text."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def all(self, tag: str) -> list[dict[str, str | None]]:
+        return [attrs for name, attrs in self.tags if name == tag]
+
+
+def pages(tree: dict[str, bytes]) -> dict[str, str]:
+    return {path: raw.decode() for path, raw in tree.items() if path.endswith(".html")}
+
+
+def test_every_page_carries_the_policy_and_no_inline_script(tree: dict[str, bytes]) -> None:
+    for path, text in pages(tree).items():
+        tags = Tags(text)
+        (policy,) = [
+            m for m in tags.all("meta") if m.get("http-equiv") == "Content-Security-Policy"
+        ]
+        assert "default-src 'none'" in (policy["content"] or ""), path
+        assert "script-src 'self'" in (policy["content"] or ""), path
+        assert all(script.get("src") for script in tags.all("script")), path
+        assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs), path
+
+
+def test_artifact_text_arrives_as_text(hostile: Path) -> None:
+    _, tree = built(hostile)
+    rendered = pages(tree)
+    for path, text in rendered.items():
+        tags = Tags(text)
+        assert len(tags.all("script")) <= 1, path  # board.js on track pages, nothing else
+        assert not tags.all("img"), path
+        assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs), path
+        hrefs = [attrs.get("href") or "" for attrs in tags.all("a")]
+        assert not any(h.startswith("javascript:") for h in hrefs), path
+    texts = {path: "".join(Tags(text).text) for path, text in rendered.items()}
+    track = texts["textual/index.html"]
+    assert PAYLOADS["system"] in track and PAYLOADS["version"] in track
+    run = next(text for path, text in texts.items() if path.startswith("runs/"))
+    assert all(payload in run for payload in PAYLOADS.values())
+    pair = next(text for path, text in texts.items() if path.startswith("pairs/"))
+    assert PAYLOADS["task"] in pair
+    # The data files carry the same text as data (JSON escapes nothing it need not).
+    results = json.loads(tree["textual/results.json"])
+    assert results["rows"][0]["system"].startswith(PAYLOADS["system"])
+
+
+def test_no_template_marks_anything_safe() -> None:
+    for template in TEMPLATES.rglob("*.html"):
+        found = re.search(r"\|\s*safe\b|autoescape\s+false|Markup", template.read_text())
+        assert found is None, template
+
+
+def test_the_track_table_is_accessible(tree: dict[str, bytes]) -> None:
+    tags = Tags(pages(tree)["textual/index.html"])
+    assert tags.all("caption")
+    headers = tags.all("th")
+    columns = [h for h in headers if h.get("scope") == "col"]
+    keys = [h.get("data-key") for h in columns]
+    assert keys == ["rank", "system", "demo", "notes", "overall", "published"]
+    assert len([h for h in headers if h.get("scope") == "row"]) == 3
+    assert all(h.get("scope") in {"col", "row"} for h in headers)
+    assert columns[0].get("aria-sort") == "ascending"
+    (region,) = [d for d in tags.all("div") if d.get("class") == "table-scroll"]
+    assert region.get("role") == "region" and region.get("tabindex") == "0"
+    (status,) = [p for p in tags.all("p") if p.get("id") == "showing"]
+    assert status.get("aria-live") == "polite"
+    (form,) = tags.all("form")
+    assert "hidden" in form  # the script shows it; without the script there is nothing to run
+
+
+def test_every_number_names_its_measure_and_decider(tree: dict[str, bytes]) -> None:
+    track = pages(tree)["textual/index.html"]
+    assert track.count('<span class="decider">word-match · rule · ') == 6
+    assert track.count('<span class="decider">mean-headline · rule</span>') == 3
+
+
+def test_an_empty_track_says_so_and_ships_no_script(tree: dict[str, bytes]) -> None:
+    coding = pages(tree)["coding/index.html"]
+    assert "No accepted runs yet" in coding and "No evaluation is a column" in coding
+    assert "<table" not in coding and "<script" not in coding
+
+
+def test_the_404_page_links_from_the_site_root(tree: dict[str, bytes]) -> None:
+    tags = Tags(pages(tree)["404.html"])
+    assert "/board/index.html" in [a.get("href") for a in tags.all("a")]
+    assert {link.get("href") for link in tags.all("link")} == {
+        "/board/static/board.css",
+        "/board/static/favicon.svg",
+    }
+
+
+def test_pages_link_relative_to_where_they_are(board: Board, tree: dict[str, bytes]) -> None:
+    run = board.runs[0]
+    page = pages(tree)[run.path]
+    assert 'href="../../static/board.css"' in page
+    assert f'href="../../{run.envelope_path}" download' in page
+    assert f'href="../../{run.result_path}" download' in page
+
+
+def test_a_template_naming_something_undefined_is_an_error(tmp_path: Path, board: Board) -> None:
+    for template in TEMPLATES.glob("*.html"):
+        (tmp_path / template.name).write_text(template.read_text())
+    (tmp_path / "index.html").write_text("{{ board.no_such_thing }}")
+    with pytest.raises(BoardConfigError, match=r"template index\.html .*no_such_thing"):
+        render_pages(board, tmp_path)
+
+
+def test_missing_templates_or_assets_say_what_to_pass(tmp_path: Path, board: Board) -> None:
+    with pytest.raises(BoardConfigError, match="--templates"):
+        render_pages(board, tmp_path / "absent")
+    with pytest.raises(BoardConfigError, match="static/"):
+        static_files(tmp_path)
+
+
+def test_static_assets_are_served_under_static() -> None:
+    assert set(static_files(TEMPLATES)) == {
+        "static/board.css",
+        "static/board.js",
+        "static/favicon.svg",
+    }

@@ -1,0 +1,50 @@
+"""The site as a tree: identical across builds, swapped in whole, compared file by file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memrank.board.model import Board
+from memrank.board.site import assemble, differences, write
+from memrank.errors import BoardError
+from tests.board.conftest import TEMPLATES, built
+
+
+def test_two_builds_of_the_same_artifacts_are_byte_identical(standard: Path) -> None:
+    assert built(standard)[1] == built(standard)[1]
+
+
+def test_write_replaces_the_whole_previous_site(tmp_path: Path, tree: dict[str, bytes]) -> None:
+    out = tmp_path / "site"
+    write({"manifest.json": b"{}", "stale/index.html": b"old"}, out)
+    write(tree, out)
+    assert differences(tree, out) == []
+    assert not (out / "stale").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_write_refuses_a_folder_it_did_not_build(tmp_path: Path, tree: dict[str, bytes]) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(BoardError, match="not a built board"):
+        write(tree, tmp_path)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_differences_name_missing_extra_and_changed_files(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    write({"manifest.json": b"{}", "a.html": b"a", "b.html": b"b"}, out)
+    (out / "c.html").write_text("extra")
+    tree = {"manifest.json": b"{}", "a.html": b"A", "d.html": b"d"}
+    assert differences(tree, out) == [
+        "missing: d.html",
+        "not built: b.html",
+        "not built: c.html",
+        "differs: a.html",
+    ]
+
+
+def test_two_parts_wanting_one_path_is_an_error(board: Board) -> None:
+    with pytest.raises(BoardError, match="both want 'static/board.css'"):
+        assemble(board, TEMPLATES, {"static/board.css": b"x"})
