@@ -173,7 +173,7 @@ class Result(BaseModel):
         import orjson
 
         data = self.model_dump(mode="json", by_alias=True)
-        data["documents"] = _store_documents_once(data["traces"])
+        _store_parts_once(data)
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
 
     @classmethod
@@ -193,7 +193,7 @@ class Result(BaseModel):
                 "save it again with this memrank version"
             )
         try:
-            _resolve_documents(data)
+            _resolve_parts(data)
             return cls.model_validate(data)
         except (KeyError, TypeError, ValidationError) as exc:
             raise ResultFileError(f"{source}: not a valid memrank result: {exc}") from None
@@ -214,29 +214,41 @@ class Result(BaseModel):
         return cls.from_bytes(raw, source=str(path))
 
 
-def _store_documents_once(traces: list[dict[str, Any]]) -> dict[str, Any]:
+def _ref(part: Any) -> str:
     import orjson
 
-    store: dict[str, Any] = {}
-    for trace in traces:
-        recalled = trace.get("recalled")
-        if not recalled:
-            continue
-        refs = []
-        for document in recalled["documents"]:
-            ref = hashlib.sha256(orjson.dumps(document, option=orjson.OPT_SORT_KEYS)).hexdigest()
-            store[ref] = document
-            refs.append(ref)
-        recalled["documents"] = refs
-    return store
+    return hashlib.sha256(orjson.dumps(part, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
-def _resolve_documents(data: dict[str, Any]) -> None:
-    store = data.pop("documents", {})
-    for trace in data.get("traces", []):
+def _store_parts_once(data: dict[str, Any]) -> None:
+    """Move each recalled document and each ``given`` into a table of its own, referenced from
+    the traces by the sha256 of its JSON: the tasks of one unit share one ``given``, and a
+    document recalled for many tasks would otherwise be written once per task."""
+    documents: dict[str, Any] = {}
+    givens: dict[str, Any] = {}
+    for trace in data["traces"]:
+        if trace.get("given") is not None:
+            ref = _ref(trace["given"])
+            givens[ref] = trace["given"]
+            trace["given"] = ref
         recalled = trace.get("recalled")
         if recalled:
-            recalled["documents"] = [store[ref] for ref in recalled["documents"]]
+            refs = [_ref(document) for document in recalled["documents"]]
+            documents.update(zip(refs, recalled["documents"], strict=True))
+            recalled["documents"] = refs
+    data["documents"] = documents
+    data["givens"] = givens
+
+
+def _resolve_parts(data: dict[str, Any]) -> None:
+    documents = data.pop("documents", {})
+    givens = data.pop("givens", {})
+    for trace in data.get("traces", []):
+        if isinstance(trace.get("given"), str):
+            trace["given"] = givens[trace["given"]]
+        recalled = trace.get("recalled")
+        if recalled:
+            recalled["documents"] = [documents[ref] for ref in recalled["documents"]]
 
 
 # -- the printed layout ----------------------------------------------------------------------
