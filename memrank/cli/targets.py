@@ -6,7 +6,7 @@ import os
 
 import click
 
-from memrank.errors import CheckFailed, UsageError
+from memrank.errors import UsageError
 
 __all__ = ["targets_group"]
 
@@ -32,10 +32,8 @@ def verify_command(url: str, key_env: str | None, timeout: float, as_json: bool)
     usage stated is numbers. Prints every check with pass or FAIL and its evidence, and exits
     1 when any fails. A translator that passes runs as `memrank run native EVALUATION`.
     """
-    import orjson
-
+    from memrank.cli._check_report import report_outcomes
     from memrank.systems.http.translator_check import verify
-    from memrank.wire.check import layout
 
     key = None
     if key_env:
@@ -43,10 +41,4 @@ def verify_command(url: str, key_env: str | None, timeout: float, as_json: bool)
         if not key:
             raise UsageError(f"--key-env {key_env}: the environment variable is not set")
     outcomes = verify(url, key, timeout=timeout)
-    if as_json:
-        click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
-    else:
-        click.echo(layout(outcomes))
-    failed = [o.name for o in outcomes if not o.passed]
-    if failed:
-        raise CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")
+    report_outcomes(outcomes, as_json)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 import click
 
@@ -15,13 +16,18 @@ if TYPE_CHECKING:
 
 __all__ = ["trust_group"]
 
+FC = TypeVar("FC", bound=Callable[..., object])
+
 _DATE = click.DateTime(formats=["%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"])
+_FILE = click.Path(dir_okay=False, path_type=Path)
+_ROLE = click.Choice(["root", "release"])
+"""The two roles of the trust root, as --add-key, --remove-key and --threshold name them."""
 _ROOT_OPTION = click.option(
     "--root",
     "root_file",
     default=Path("artifacts/root.json"),
     show_default=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE,
     help="The trust root file; earlier versions are kept in roots/ beside it.",
 )
 _SIGN_OPTION = click.option(
@@ -29,10 +35,22 @@ _SIGN_OPTION = click.option(
     "signing_files",
     multiple=True,
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_FILE,
     help="A root private key to sign with; repeat until every threshold is met.",
 )
 _EXPIRES_HELP = "When this version expires (UTC, YYYY-MM-DD[THH:MM:SS])"
+
+
+def _role_keys_option(role: str, signs: str) -> Callable[[FC], FC]:
+    """``--<role>-key``: the public keys of one role, at least one, repeatable."""
+    return click.option(
+        f"--{role}-key",
+        f"{role}_keys",
+        multiple=True,
+        required=True,
+        type=_FILE,
+        help=f"Public key of the {role} role (signs {signs}); repeatable.",
+    )
 
 
 @click.group("trust")
@@ -42,22 +60,8 @@ def trust_group() -> None:
 
 @trust_group.command("init")
 @_ROOT_OPTION
-@click.option(
-    "--root-key",
-    "root_keys",
-    multiple=True,
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Public key of the root role (signs root.json); repeatable.",
-)
-@click.option(
-    "--release-key",
-    "release_keys",
-    multiple=True,
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Public key of the release role (signs runs); repeatable.",
-)
+@_role_keys_option("root", signs="root.json")
+@_role_keys_option("release", signs="runs")
 @click.option("--root-threshold", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--release-threshold", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--expires", type=_DATE, help=_EXPIRES_HELP + "; default a year from now.")
@@ -101,7 +105,7 @@ def init_command(
     "--add-key",
     "added",
     multiple=True,
-    type=(click.Choice(["root", "release"]), click.Path(dir_okay=False, path_type=Path)),
+    type=(_ROLE, _FILE),
     metavar="ROLE PUBLIC.pem",
     help="Add a key to a role, valid from now; repeatable.",
 )
@@ -109,7 +113,7 @@ def init_command(
     "--remove-key",
     "removed",
     multiple=True,
-    type=(click.Choice(["root", "release"]), str),
+    type=(_ROLE, str),
     metavar="ROLE KEYID",
     help="Take a key out of a role (rotate a root key out); repeatable.",
 )
@@ -129,7 +133,7 @@ def init_command(
     "--threshold",
     "thresholds",
     multiple=True,
-    type=(click.Choice(["root", "release"]), click.IntRange(min=1)),
+    type=(_ROLE, click.IntRange(min=1)),
     metavar="ROLE N",
     help="Set a role's threshold.",
 )
@@ -137,7 +141,7 @@ def init_command(
     "--pin",
     "pinned",
     multiple=True,
-    type=(str, click.Path(dir_okay=False, path_type=Path)),
+    type=(str, _FILE),
     metavar="TRACK RESULT",
     help="Admit RESULT's pipeline hash and dataset bundle (with question counts) to TRACK.",
 )

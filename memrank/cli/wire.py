@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memrank.errors import CheckFailed, UsageError
+from memrank.errors import UsageError
 
 __all__ = ["check_command", "serve_command"]
 
@@ -81,11 +81,10 @@ def check_command(
 
     Prints every check with pass or FAIL and its evidence, and exits 1 when any fails.
     """
-    import orjson
-
+    from memrank.cli._check_report import report_outcomes
     from memrank.systems.http._client import Auth
     from memrank.systems.http.aml import AmlEndpoints
-    from memrank.wire.check import check, layout
+    from memrank.wire.check import check
 
     if search_url:
         endpoints = AmlEndpoints.of(add_url=url, search_url=search_url, health_url=health_url)
@@ -95,10 +94,4 @@ def check_command(
     outcomes = check(
         endpoints, auth, "multimodal" if track == "multimodal" else "textual", timeout=timeout
     )
-    if as_json:
-        click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
-    else:
-        click.echo(layout(outcomes))
-    failed = [o.name for o in outcomes if not o.passed]
-    if failed:
-        raise CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")
+    report_outcomes(outcomes, as_json)

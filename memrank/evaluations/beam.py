@@ -33,10 +33,11 @@ from typing import Any
 import orjson
 
 from memrank.errors import DatasetMalformed, DatasetMissing
-from memrank.evaluation import BundleFile, Clearing, Evaluation, Expected, Task
+from memrank.evaluation import BundleFile, Clearing, Evaluation, Task
 from memrank.evaluations._cache import Material, Pin, bundle, load, read
+from memrank.evaluations._expected import expected_of
+from memrank.evaluations._formats import in_format
 from memrank.evaluations._slices import check_slice, first_groups, first_per_category
-from memrank.evaluations._spans import answer_spans
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,
@@ -178,24 +179,17 @@ def _evaluation(files: list[BundleFile], tasks: list[Task], slice: str | None) -
 
 
 def _conversation(name: str, chat: Material, questions: Material) -> list[Task]:
-    try:
+    with in_format(chat.path, "BEAM's chat format"):
         context = tuple(_messages(name, orjson.loads(chat.raw)))
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise DatasetMalformed(
-            f"{chat.path}: not in BEAM's chat format ({type(exc).__name__}: {exc})"
-        ) from None
     by_id = {document.metadata["chat_id"]: document for document in context}
-    try:
+    # AttributeError too: the probing questions are a mapping, and a list has no .items()
+    with in_format(questions.path, "BEAM's probing-question format", also=(AttributeError,)):
         probing = orjson.loads(questions.raw)
         return [
             _task(name, ability, number, question, context, by_id)
             for ability, listed in probing.items()
             for number, question in enumerate(listed, start=1)
         ]
-    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise DatasetMalformed(
-            f"{questions.path}: not in BEAM's probing-question format ({type(exc).__name__}: {exc})"
-        ) from None
 
 
 def _messages(name: str, batches: list[dict[str, Any]]) -> Iterator[Document]:
@@ -247,12 +241,7 @@ def _task(
         group=name,
         context=context,
         category=ability,
-        expected=Expected(
-            answers=() if answer is None else (answer,),
-            required_spans=answer_spans(answer, (e.text for e in evidence)),
-            evidence_doc_ids=tuple(e.id for e in evidence),
-            abstain=ability == "abstention",
-        ),
+        expected=expected_of(answer, evidence, abstain=ability == "abstention"),
         metadata=metadata,
     )
 

@@ -34,10 +34,11 @@ from typing import Any
 import orjson
 
 from memrank.errors import DatasetMalformed
-from memrank.evaluation import Clearing, Evaluation, Expected, Task
+from memrank.evaluation import Clearing, Evaluation, Task
 from memrank.evaluations._cache import Material, Pin, bundle, load
+from memrank.evaluations._expected import expected_of
+from memrank.evaluations._formats import in_format
 from memrank.evaluations._slices import check_slice, first_groups
-from memrank.evaluations._spans import answer_spans
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,
@@ -106,13 +107,9 @@ def locomo(slice: str | None = None, path: str | Path | None = None) -> Evaluati
 
 
 def _tasks(material: Material) -> tuple[Task, ...]:
-    try:
+    with in_format(material.path, "LoCoMo's format"):
         conversations = orjson.loads(material.raw)
         tasks = tuple(task for sample in conversations for task in _conversation(sample))
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise DatasetMalformed(
-            f"{material.path}: not in LoCoMo's format ({type(exc).__name__}: {exc})"
-        ) from None
     groups = len({task.group for task in tasks})
     counts = dict(sorted(Counter(task.category or "" for task in tasks).items()))
     if groups != _FINGERPRINT["groups"] or counts != _FINGERPRINT["tasks"]:
@@ -178,11 +175,7 @@ def _task(
         group=group,
         context=context,
         category=category,
-        expected=Expected(
-            answers=() if answer is None else (answer,),
-            required_spans=() if negative else answer_spans(answer, (e.text for e in evidence)),
-            evidence_doc_ids=tuple(e.id for e in evidence),
-        ),
+        expected=expected_of(answer, evidence, spans=not negative),
         metadata=metadata,
     )
 

@@ -33,10 +33,11 @@ from typing import Any
 import orjson
 
 from memrank.errors import DatasetMalformed
-from memrank.evaluation import Clearing, Evaluation, Expected, Task
+from memrank.evaluation import Clearing, Evaluation, Task
 from memrank.evaluations._cache import Material, Pin, bundle, load, read
+from memrank.evaluations._expected import expected_of
+from memrank.evaluations._formats import in_format
 from memrank.evaluations._slices import check_slice, first_per_category
-from memrank.evaluations._spans import answer_spans
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,
@@ -130,13 +131,9 @@ def _evaluation(material: Material, tasks: tuple[Task, ...], slice: str | None) 
 
 
 def _tasks(material: Material) -> tuple[Task, ...]:
-    try:
+    with in_format(material.path, "LongMemEval's format"):
         records = orjson.loads(material.raw)
         return tuple(_task(number, record) for number, record in enumerate(records, start=1))
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-        raise DatasetMalformed(
-            f"{material.path}: not in LongMemEval's format ({type(exc).__name__}: {exc})"
-        ) from None
 
 
 def _task(number: int, record: dict[str, Any]) -> Task:
@@ -172,12 +169,7 @@ def _task(number: int, record: dict[str, Any]) -> Task:
         context=tuple(context),
         category=record["question_type"],
         asked_at=_moment(record["question_date"]),
-        expected=Expected(
-            answers=(answer,),
-            required_spans=() if abstain else answer_spans(answer, (e.text for e in evidence)),
-            evidence_doc_ids=tuple(e.id for e in evidence),
-            abstain=abstain,
-        ),
+        expected=expected_of(answer, evidence, spans=not abstain, abstain=abstain),
         metadata=evidence_metadata(evidence, negative=abstain),
     )
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
-from memrank.errors import EndpointError
+from memrank.systems.http._checklist import CheckOutcome, FailedCheck, layout, run_checks
 from memrank.systems.http._client import NO_RETRY, Auth, HttpClient, Reply
 from memrank.systems.http.aml import AmlEndpoints
 from memrank.wire.schema import (
@@ -26,6 +26,7 @@ from memrank.wire.schema import (
     problems_of,
 )
 
+# CheckOutcome and layout live in the shared checklist; named here too, as the suite's own API.
 __all__ = ["CheckOutcome", "Track", "check", "layout"]
 
 Track = Literal["textual", "multimodal"]
@@ -33,23 +34,6 @@ _PIXEL = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4"
     "z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
 )
-
-
-class CheckOutcome(BaseModel):
-    """One check: its name, what it requires, whether the endpoint passed, and the evidence."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    name: str
-    """The check's name, as printed."""
-    requirement: str
-    """What the contract requires, in one line."""
-    passed: bool
-    evidence: str
-    """What was sent and what came back."""
-
-
-class _Failed(Exception):
-    """A check's verdict: failed, with the evidence."""
 
 
 class _Checker:
@@ -81,7 +65,7 @@ class _Checker:
         """Add as a step of another check: any 200 will do."""
         reply = self.add(user, *texts)[1]
         if reply.status != 200:
-            raise _Failed(
+            raise FailedCheck(
                 f"the Add this check needs answered HTTP {reply.status}: {self.text(reply)}"
             )
 
@@ -93,16 +77,16 @@ class _Checker:
     def found(self, reply: Reply) -> list[str]:
         """The texts of a Search answer read leniently: ``data`` or a bare list is fine here."""
         if reply.status != 200:
-            raise _Failed(
+            raise FailedCheck(
                 f"the Search this check needs answered HTTP {reply.status}: {self.text(reply)}"
             )
         try:
             data = orjson.loads(reply.content)
         except orjson.JSONDecodeError:
-            raise _Failed(f"the Search answer is not JSON: {self.text(reply)}") from None
+            raise FailedCheck(f"the Search answer is not JSON: {self.text(reply)}") from None
         items = data.get("data") if isinstance(data, dict) else data
         if not isinstance(items, list):
-            raise _Failed(f"no list of items in the Search answer: {self.text(reply)}")
+            raise FailedCheck(f"no list of items in the Search answer: {self.text(reply)}")
         return [_text(item.get("content") if isinstance(item, dict) else item) for item in items]
 
     def text(self, reply: Reply) -> str:
@@ -117,20 +101,20 @@ class _Checker:
         url = self.endpoints.health
         reply = self.client.get(url, NO_RETRY, what="check", authenticated=False)
         if not 200 <= reply.status < 300:
-            raise _Failed(f"GET {url} without credentials answered HTTP {reply.status}")
+            raise FailedCheck(f"GET {url} without credentials answered HTTP {reply.status}")
         return f"GET {url} without credentials answered HTTP {reply.status}"
 
     def add_echo(self) -> str:
         request, reply = self.add(self.user("echo"), "The echo check stores this sentence.")
         if reply.status != 200:
-            raise _Failed(f"Add answered HTTP {reply.status}, not 200: {self.text(reply)}")
+            raise FailedCheck(f"Add answered HTTP {reply.status}, not 200: {self.text(reply)}")
         try:
             answer = AddResponse.model_validate_json(reply.content)
         except ValidationError as exc:
-            raise _Failed(f"{problems_of(exc)}; body: {self.text(reply)}") from None
+            raise FailedCheck(f"{problems_of(exc)}; body: {self.text(reply)}") from None
         mismatches = echo_mismatches(AddRequest.model_validate_json(orjson.dumps(request)), answer)
         if mismatches:
-            raise _Failed("; ".join(mismatches))
+            raise FailedCheck("; ".join(mismatches))
         return "HTTP 200, success true, request_id, user_id and session_id echoed byte for byte"
 
     def search_shape(self) -> str:
@@ -138,11 +122,11 @@ class _Checker:
         self.added(user, "The shape check stores a sentence about lighthouses.")
         reply = self.search(user, "What does the shape check store about lighthouses?")
         if reply.status != 200:
-            raise _Failed(f"Search answered HTTP {reply.status}: {self.text(reply)}")
+            raise FailedCheck(f"Search answered HTTP {reply.status}: {self.text(reply)}")
         try:
             answer = SearchResponse.model_validate_json(reply.content)
         except ValidationError as exc:
-            raise _Failed(f"{problems_of(exc)}; body: {self.text(reply)}") from None
+            raise FailedCheck(f"{problems_of(exc)}; body: {self.text(reply)}") from None
         return f"an object whose data holds {len(answer.data)} item(s), each with id and content"
 
     def searchable(self) -> str:
@@ -150,7 +134,7 @@ class _Checker:
         self.added(user, f"The check canary code is {token}.")
         texts = self.found(self.search(user, "What is the check canary code?"))
         if not any(token in t for t in texts):
-            raise _Failed(
+            raise FailedCheck(
                 f"a Search right after the Add's 200 did not return the canary {token!r} "
                 f"({len(texts)} item(s) came back); Add must answer only once it is searchable"
             )
@@ -165,13 +149,13 @@ class _Checker:
         )
         texts = self.found(self.search(user, "What colour is the harbour light note?", top_k=2))
         if len(texts) > 2:
-            raise _Failed(f"top_k=2 and {len(texts)} items came back")
+            raise FailedCheck(f"top_k=2 and {len(texts)} items came back")
         return f"top_k=2 and {len(texts)} item(s) came back"
 
     def empty(self) -> str:
         texts = self.found(self.search(self.user("empty"), "What is stored under this user?"))
         if texts:
-            raise _Failed(
+            raise FailedCheck(
                 f"nothing was stored under this user_id and {len(texts)} item(s) came back"
             )
         return "nothing stored under the user_id, and data came back empty"
@@ -183,7 +167,7 @@ class _Checker:
         for query in ("What is the secret canary word of the isolation check?", token):
             texts = self.found(self.search(other, query))
             if any(token in t for t in texts):
-                raise _Failed(
+                raise FailedCheck(
                     f"the canary {token!r} added under {owner!r} came back under {other!r} "
                     f"(query {query!r})"
                 )
@@ -194,14 +178,16 @@ class _Checker:
         first = self.add(user, f"The idempotence marker is {token}.")[1]
         second = self.add(user, f"The idempotence marker is {token}.")[1]
         if (first.status, second.status) != (200, 200):
-            raise _Failed(
+            raise FailedCheck(
                 f"the same Add sent twice answered HTTP {first.status} then {second.status}; "
                 "a repeated request_id must be answered 200 again"
             )
         texts = self.found(self.search(user, "What is the idempotence marker?"))
         copies = sum(token in t for t in texts)
         if copies > 1:
-            raise _Failed(f"the Add was sent twice with one request_id and stored {copies} times")
+            raise FailedCheck(
+                f"the Add was sent twice with one request_id and stored {copies} times"
+            )
         return f"both answered 200; the marker came back {copies} time(s), never twice"
 
     def malformed(self) -> str:
@@ -226,7 +212,7 @@ class _Checker:
         statuses = [(name, self.post(url, payload).status) for name, url, payload in cases]
         listed = ", ".join(f"{name}: {status}" for name, status in statuses)
         if any(not 400 <= status < 500 for _, status in statuses):
-            raise _Failed(f"a malformed request must get 4xx: {listed}")
+            raise FailedCheck(f"a malformed request must get 4xx: {listed}")
         return listed
 
     def options(self) -> str:
@@ -244,7 +230,7 @@ class _Checker:
         ]
         reply = self.add(user, parts)[1]
         if reply.status != 200:
-            raise _Failed(
+            raise FailedCheck(
                 f"an Add with text and image_url parts answered HTTP {reply.status}: {self.text(reply)}"
             )
         query = [
@@ -299,36 +285,12 @@ def check(
 ) -> list[CheckOutcome]:
     """Run every check of ``track`` against the endpoints; one outcome per check, in order."""
     client = HttpClient(auth, timeout=timeout)
-    checker = _Checker(endpoints, client)
-    outcomes = []
+    # image_url content parts are part of the contract on the multimodal track only
+    checks = [c for c in _CHECKS if track == "multimodal" or c[0] != "content-parts"]
     try:
-        for name, run_check, requirement in _CHECKS:
-            if name == "content-parts" and track != "multimodal":
-                continue
-            try:
-                passed, evidence = True, run_check(checker)
-            except (_Failed, EndpointError) as exc:
-                passed, evidence = False, str(exc)
-            outcomes.append(
-                CheckOutcome(name=name, requirement=requirement, passed=passed, evidence=evidence)
-            )
+        return run_checks(_Checker(endpoints, client), checks)
     finally:
         client.close()
-    return outcomes
-
-
-def layout(outcomes: list[CheckOutcome]) -> str:
-    """One line per check, then the tally."""
-    width = max(len(o.name) for o in outcomes)
-    lines = [
-        f"pass  {o.name:<{width}}  {o.evidence}"
-        if o.passed
-        else f"FAIL  {o.name:<{width}}  {o.requirement}: {o.evidence}"
-        for o in outcomes
-    ]
-    failed = sum(not o.passed for o in outcomes)
-    lines.append(f"{len(outcomes)} checks: {len(outcomes) - failed} passed, {failed} failed")
-    return "\n".join(lines)
 
 
 def _token() -> str:

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import orjson
+from _search_load import client_round, notes, queries
+from _timing import threaded_seconds
 
-from memrank import Document
 from memrank.systems.http import AmlMemory
 
 THREADS, SEARCHES, DOCUMENTS, TOP_K = 8, 2000, 50, 10
-WORDS = ("harbour", "lantern", "copper", "meadow", "falcon", "ember", "willow", "quartz")
 
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
@@ -41,34 +39,17 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return server, server.stdout.readline().split()[3]
 
 
-def queries() -> list[str]:
-    return [
-        f"What about the {WORDS[n % 8]} and the {WORDS[(n * 3 + 1) % 8]}?" for n in range(SEARCHES)
-    ]
-
-
 def aml_round(root: AmlMemory, run_id: str) -> tuple[float, float]:
     """Seconds for every Search through AmlMemory, and mean client milliseconds per call."""
     handles = [root.for_unit(run_id, "bench") for _ in range(THREADS)]
-    asked = queries()
-    client_ms: list[float] = []
-
-    def work(thread: int) -> None:
-        handle = handles[thread]
-        for query in asked[thread::THREADS]:
-            recall = handle.retrieve(query, TOP_K, "u")
-            assert recall.documents
-            client_ms.append(handle.engine_timings()["client"])  # type: ignore[index]
-
-    started = time.perf_counter()
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(work, range(THREADS)))
-    return time.perf_counter() - started, sum(client_ms) / len(client_ms)
+    return client_round(handles, queries(SEARCHES), TOP_K)
 
 
 def bare_round(client: httpx.Client, url: str, user_id: str) -> float:
     """Seconds for the same Searches as a bare httpx loop: post, check the status, parse."""
-    bodies = [orjson.dumps({"query": q, "user_id": user_id, "top_k": TOP_K}) for q in queries()]
+    bodies = [
+        orjson.dumps({"query": q, "user_id": user_id, "top_k": TOP_K}) for q in queries(SEARCHES)
+    ]
 
     def work(thread: int) -> None:
         for body in bodies[thread::THREADS]:
@@ -76,10 +57,7 @@ def bare_round(client: httpx.Client, url: str, user_id: str) -> float:
             response.raise_for_status()
             assert response.json()["data"]
 
-    started = time.perf_counter()
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(work, range(THREADS)))
-    return time.perf_counter() - started
+    return threaded_seconds(work, THREADS)
 
 
 def main(rounds: int) -> None:
@@ -89,14 +67,7 @@ def main(rounds: int) -> None:
         run_id = "run_000000bench0"
         writer = root.for_unit(run_id, "bench")
         writer.prepare("u")
-        writer.ingest(
-            [
-                Document(
-                    id=f"d{n}", content=f"Note {n}: the {WORDS[n % 8]} by the {WORDS[(n * 5) % 8]}."
-                )
-                for n in range(DOCUMENTS)
-            ]
-        )
+        writer.ingest(notes(DOCUMENTS))
         user_id = writer.user_id_of("u")
         aml_times, bare_times, client_ms = [], [], []
         with httpx.Client() as bare:

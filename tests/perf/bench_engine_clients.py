@@ -14,20 +14,18 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import orjson
+from _search_load import client_round, notes, queries
+from _timing import threaded_seconds
 
-from memrank import Document
 from memrank.systems.http import AtomicMemory, Hindsight, Mem0, Native, Supermemory
 from memrank.systems.http._engine import EngineMemory
 
 THREADS, SEARCHES, DOCUMENTS, K = 8, 1000, 50, 10
-WORDS = ("harbour", "lantern", "copper", "meadow", "falcon", "ember", "willow", "quartz")
 KEY = "bench-key"
 ROOT = Path(__file__).parents[2]
 SERVE_LOOPBACK = (
@@ -85,35 +83,17 @@ def start(name: str) -> tuple[subprocess.Popen[str], str]:
     return server, server.stdout.readline().split()[-1]
 
 
-def queries() -> list[str]:
-    return [
-        f"What about the {WORDS[n % 8]} and the {WORDS[(n * 3 + 1) % 8]}?" for n in range(SEARCHES)
-    ]
-
-
-def client_round(prepared: EngineMemory) -> tuple[float, float]:
+def engine_round(prepared: EngineMemory) -> tuple[float, float]:
     """Seconds for every search through the client, and mean client milliseconds per call."""
     handles = [copy.copy(prepared) for _ in range(THREADS)]  # one prepared unit, 8 callers
-    asked = queries()
-    client_ms: list[float] = []
-
-    def work(thread: int) -> None:
-        handle = handles[thread]
-        for query in asked[thread::THREADS]:
-            assert handle.retrieve(query, K, "u").documents
-            client_ms.append(handle.engine_timings()["client"])  # type: ignore[index]
-
-    started = time.perf_counter()
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(work, range(THREADS)))
-    return time.perf_counter() - started, sum(client_ms) / len(client_ms)
+    return client_round(handles, queries(SEARCHES), K)
 
 
 def bare_round(
     bare: httpx.Client, url: str, request: Bare, namespace: str, headers: dict[str, str]
 ) -> float:
     """Seconds for the same searches as a bare httpx loop: post, check the status, parse."""
-    calls = [request(namespace, q) for q in queries()]
+    calls = [request(namespace, q) for q in queries(SEARCHES)]
     bodies = [(path, orjson.dumps(body)) for path, body in calls]
     sent = {"Content-Type": "application/json", **headers}
 
@@ -123,10 +103,7 @@ def bare_round(
             response.raise_for_status()
             assert response.json()
 
-    started = time.perf_counter()
-    with ThreadPoolExecutor(THREADS) as pool:
-        list(pool.map(work, range(THREADS)))
-    return time.perf_counter() - started
+    return threaded_seconds(work, THREADS)
 
 
 def measure(name: str, rounds: int) -> tuple[float, float, float]:
@@ -137,19 +114,12 @@ def measure(name: str, rounds: int) -> tuple[float, float, float]:
         root = kind(url, api_key=KEY if headers else None, timeout=30, **options)  # type: ignore[arg-type]
         writer = root.for_unit("run_000000bench0", "bench")
         writer.prepare("u")
-        writer.ingest(
-            [
-                Document(
-                    id=f"d{n}", content=f"Note {n}: the {WORDS[n % 8]} by the {WORDS[(n * 5) % 8]}."
-                )
-                for n in range(DOCUMENTS)
-            ]
-        )
+        writer.ingest(notes(DOCUMENTS))
         namespace = writer.namespace("u")
         client_times, bare_times, client_ms = [], [], []
         with httpx.Client() as bare:
             for _ in range(rounds):
-                seconds, overhead = client_round(writer)
+                seconds, overhead = engine_round(writer)
                 client_times.append(seconds)
                 client_ms.append(overhead)
                 bare_times.append(bare_round(bare, url, request, namespace, headers))

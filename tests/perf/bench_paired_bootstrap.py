@@ -11,24 +11,14 @@ Target: at most 3x the draw-and-gather.  Run: uv run python tests/perf/bench_pai
 from __future__ import annotations
 
 import sys
-import time
 import tracemalloc
-from collections.abc import Callable
 
 import numpy as np
+from _timing import seconds
 
 from memrank.stats import cluster_bootstrap
 
 RESAMPLES, TASKS, CLUSTERS = 10_000, 2_000, 200
-
-
-def best(work: Callable[[], object], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(rounds: int) -> None:
@@ -54,10 +44,10 @@ def main(rounds: int) -> None:
 
     timings: dict[str, list[float]] = {name: [] for name in ("boot", "floor", "gather", "tasks")}
     for _ in range(rounds):  # interleaved, so drift in the machine hits all alike
-        timings["boot"].append(best(bootstrap, 1))
-        timings["floor"].append(best(draw_and_gather, 1))
-        timings["gather"].append(best(gather_only, 1))
-        timings["tasks"].append(best(gather_tasks, 1))
+        timings["boot"].append(seconds(bootstrap))
+        timings["floor"].append(seconds(draw_and_gather))
+        timings["gather"].append(seconds(gather_only))
+        timings["tasks"].append(seconds(gather_tasks))
     boot, floor, gather, tasks = (min(timings[k]) * 1e3 for k in timings)
 
     tracemalloc.start()

@@ -23,7 +23,16 @@ import httpx
 
 from memrank.errors import EndpointError, UsageError
 
-__all__ = ["SCHEMES", "Auth", "HttpClient", "Reply", "RetryPolicy", "checked_url", "positive"]
+__all__ = [
+    "SCHEMES",
+    "Auth",
+    "HttpClient",
+    "Reply",
+    "RetryPolicy",
+    "checked_url",
+    "positive",
+    "timings_since",
+]
 
 SCHEMES = ("Token", "Bearer", "X-Api-Key")
 """The authentication schemes a service may use: ``Authorization: Token|Bearer <key>`` or
@@ -140,6 +149,18 @@ def positive(value: Any, name: str, kind: type[Number]) -> Number:
     if number <= 0:
         raise UsageError(f"option {name}={value!r} must be above 0")
     return number
+
+
+def timings_since(started: float, round_trip_ms: float, waited_ms: float) -> dict[str, float]:
+    """The milliseconds since ``started`` (a ``time.perf_counter()`` reading), split into HTTP
+    round trips, waiting between attempts, and memrank's own client (the rest: building,
+    validating, mapping), as a client's ``engine_timings`` reports them."""
+    total = (time.perf_counter() - started) * 1000
+    return {
+        "round_trip": round_trip_ms,
+        "backoff": waited_ms,
+        "client": total - round_trip_ms - waited_ms,
+    }
 
 
 class HttpClient:

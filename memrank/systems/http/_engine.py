@@ -27,7 +27,14 @@ import orjson
 
 from memrank.errors import ContractError, EndpointError, UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.http._client import Auth, HttpClient, RetryPolicy, checked_url, positive
+from memrank.systems.http._client import (
+    Auth,
+    HttpClient,
+    RetryPolicy,
+    checked_url,
+    positive,
+    timings_since,
+)
 
 __all__ = [
     "DOC_ID_KEY",
@@ -242,12 +249,7 @@ class EngineMemory(Memory):
             for hit in found.hits[:k]
         )
         self._usage = self._reported(found.usage)
-        total = (time.perf_counter() - started) * 1000
-        self._timings = {
-            "round_trip": self._round_trip_ms,
-            "backoff": self._waited_ms,
-            "client": total - self._round_trip_ms - self._waited_ms,
-        }
+        self._timings = timings_since(started, self._round_trip_ms, self._waited_ms)
         return Recall(
             documents=documents,
             declared={

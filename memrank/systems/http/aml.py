@@ -33,6 +33,7 @@ from memrank.systems.http._client import (
     RetryPolicy,
     checked_url,
     positive,
+    timings_since,
 )
 from memrank.wire.schema import (
     AddRequest,
@@ -254,12 +255,7 @@ class AmlMemory(Memory):
             )
             for item in found
         )
-        total = (time.perf_counter() - started) * 1000
-        self._timings = {
-            "round_trip": reply.round_trip_ms,
-            "backoff": reply.waited_ms,
-            "client": total - reply.round_trip_ms - reply.waited_ms,
-        }
+        self._timings = timings_since(started, reply.round_trip_ms, reply.waited_ms)
         return Recall(
             documents=documents,
             declared={

@@ -14,11 +14,10 @@ from typing import Any
 import orjson
 from pydantic import TypeAdapter, ValidationError
 
-from memrank.errors import EndpointError
+from memrank.systems.http._checklist import CheckOutcome, FailedCheck, run_checks
 from memrank.systems.http._client import NO_RETRY, Auth, HttpClient, checked_url
 from memrank.systems.http._engine import engine_words
 from memrank.systems.http.native import CONTRACT, Description, Retrieved, Usage
-from memrank.wire.check import CheckOutcome
 from memrank.wire.schema import problems_of
 
 __all__ = ["verify"]
@@ -31,10 +30,6 @@ TOLD = (
 )
 QUERY = "What is the capital of France?"
 _USAGE: TypeAdapter[Any] = TypeAdapter(Usage)
-
-
-class _Failed(Exception):
-    """A check's verdict: failed, with the evidence."""
 
 
 class _Verifier:
@@ -52,11 +47,11 @@ class _Verifier:
             reply = self.client.post(url, orjson.dumps(body), NO_RETRY, what=path)
         said = self.client.excerpt(engine_words(reply.content).encode())
         if not 200 <= reply.status < 300:
-            raise _Failed(f"{path} answered HTTP {reply.status}: {said or '(empty body)'}")
+            raise FailedCheck(f"{path} answered HTTP {reply.status}: {said or '(empty body)'}")
         try:
             return orjson.loads(reply.content) if reply.content.strip() else {}
         except orjson.JSONDecodeError:
-            raise _Failed(f"{path} answered a body that is not JSON: {said}") from None
+            raise FailedCheck(f"{path} answered a body that is not JSON: {said}") from None
 
     def unit(self, name: str) -> str:
         return f"{self.run}-{name}"
@@ -83,7 +78,7 @@ class _Verifier:
         try:
             described = Description.model_validate(answer)
         except ValidationError as exc:
-            raise _Failed(f"GET /describe answered {answer}: {problems_of(exc)}") from None
+            raise FailedCheck(f"GET /describe answered {answer}: {problems_of(exc)}") from None
         return f"{described.name} {described.version}, {described.contract}"
 
     def ranked(self) -> str:
@@ -94,13 +89,15 @@ class _Verifier:
         try:  # the documents only: usage has a check of its own
             items = Retrieved.model_validate({"documents": documents}).documents
         except ValidationError as exc:
-            raise _Failed(f"POST /retrieve answered {answer}: {problems_of(exc)}") from None
+            raise FailedCheck(f"POST /retrieve answered {answer}: {problems_of(exc)}") from None
         if not items:
-            raise _Failed(f"asked {QUERY!r} after being told {PARIS!r}, returned nothing")
+            raise FailedCheck(f"asked {QUERY!r} after being told {PARIS!r}, returned nothing")
         if len(items) > 2:
-            raise _Failed(f"returned {len(items)} documents for k=2: {ids}")
+            raise FailedCheck(f"returned {len(items)} documents for k=2: {ids}")
         if ids[0] != "d-paris":
-            raise _Failed(f"ranked {ids} for {QUERY!r}; the document saying {PARIS!r} is not first")
+            raise FailedCheck(
+                f"ranked {ids} for {QUERY!r}; the document saying {PARIS!r} is not first"
+            )
         self.call("/cleanup", {"unit": unit})
         return f"k=2 returned {ids}, best first"
 
@@ -113,7 +110,7 @@ class _Verifier:
         self.call("/cleanup", {"unit": second})
         leaked = sorted(set(ids) & {i for i, _ in TOLD})
         if leaked:
-            raise _Failed(f"unit B returned {leaked}, told only to unit A")
+            raise FailedCheck(f"unit B returned {leaked}, told only to unit A")
         return f"unit B returned {ids or 'nothing'}; nothing told to unit A"
 
     def cleared(self) -> str:
@@ -124,7 +121,7 @@ class _Verifier:
         _, ids = self.retrieved(unit, 3)
         self.call("/cleanup", {"unit": unit})
         if ids:
-            raise _Failed(f"after cleanup and a fresh prepare the unit still returned {ids}")
+            raise FailedCheck(f"after cleanup and a fresh prepare the unit still returned {ids}")
         return "after cleanup and prepare, retrieve returned nothing"
 
     def usage(self) -> str:
@@ -140,7 +137,7 @@ class _Verifier:
             try:
                 _USAGE.validate_python(usage)
             except ValidationError:
-                raise _Failed(f"{step} usage is {usage!r}, not an object of numbers") from None
+                raise FailedCheck(f"{step} usage is {usage!r}, not an object of numbers") from None
             stated.append(f"{step} {usage}")
         return "; ".join(stated) or "no usage stated (absent is allowed)"
 
@@ -168,17 +165,7 @@ def verify(
         timeout=timeout,
         unreachable="is the translator running there?",
     )
-    verifier = _Verifier(url, client)
-    outcomes = []
     try:
-        for name, run_check, requirement in _CHECKS:
-            try:
-                passed, evidence = True, run_check(verifier)
-            except (_Failed, EndpointError) as exc:
-                passed, evidence = False, str(exc)
-            outcomes.append(
-                CheckOutcome(name=name, requirement=requirement, passed=passed, evidence=evidence)
-            )
+        return run_checks(_Verifier(url, client), _CHECKS)
     finally:
         client.close()
-    return outcomes
