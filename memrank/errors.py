@@ -115,6 +115,7 @@ __all__ = [
     "SliceNotPublishable",
     "SubjectDigestMismatch",
     "SubjectMissing",
+    "TasksFailed",
     "ThresholdUnmet",
     "TrustRootRefused",
     "UnknownKey",
@@ -330,6 +331,10 @@ class UnpinnedDataset(PolicyRefused):
 
 class QuestionCountsDiffer(PolicyRefused):
     """Question counts per category other than the track's baseline."""
+
+
+class TasksFailed(PolicyRefused):
+    """A run whose signed failure-rate is not zero (or absent): a board ranks complete runs only."""
 
 
 class ArtifactNameMismatch(ArtifactRefused):

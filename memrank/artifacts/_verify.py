@@ -37,6 +37,7 @@ from memrank.errors import (
     SliceNotPublishable,
     SubjectDigestMismatch,
     SubjectMissing,
+    TasksFailed,
     ThresholdUnmet,
     UnknownKey,
     UnknownTrack,
@@ -246,6 +247,15 @@ def _check_policy(predicate: RunPredicate, trust: TrustRoot, source: str) -> Non
         raise QuestionCountsDiffer(
             f"{source}: question counts {predicate.dataset_bundle.question_counts} differ from "
             f"the baseline {baseline.question_counts} for {evaluation.name!r}"
+        )
+    # A failed task is a row, not a gap, in a result; on a board it would be a hole in one
+    # system's column that its rank silently absorbs, so only complete runs are published.
+    failures = next((v for v in predicate.summary if v.measure == "failure-rate"), None)
+    if failures is None or failures.count != 0:
+        found = "no failure-rate" if failures is None else failures.why
+        raise TasksFailed(
+            f"{source}: every task must succeed to publish a run, and its summary says {found}; "
+            "fix what broke (each trace names its step) and run the evaluation again"
         )
 
 

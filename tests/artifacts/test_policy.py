@@ -16,6 +16,7 @@ from memrank.errors import (
     NotCanonicalizable,
     QuestionCountsDiffer,
     SliceNotPublishable,
+    TasksFailed,
     UnknownTrack,
     UnpinnedDataset,
     UnpinnedPipeline,
@@ -101,6 +102,20 @@ def test_question_counts_must_match_the_baseline(store: Store, wheel_run: Result
     counts = {**wheel_run.provenance.dataset_bundle.question_counts, "temporal": 2}
     with pytest.raises(QuestionCountsDiffer, match="'temporal': 2"):
         verify(store.attest(_with_bundle(wheel_run, question_counts=counts)).envelope, store.trust)
+
+
+def test_a_run_with_a_failed_task_is_signed_but_refused(store: Store, wheel_run: Result) -> None:
+    failed = next(v for v in wheel_run.values if v.measure == "failure-rate")
+    one_failure = failed.model_copy(
+        update={"value": 0.2, "count": 1, "why": "1 of 5 traces carry an error (retrieve: 1)"}
+    )
+    broken = wheel_run.model_copy(
+        update={"values": tuple(one_failure if v is failed else v for v in wheel_run.values)}
+    )
+    attested = store.attest(broken)
+    with pytest.raises(TasksFailed, match=r"1 of 5 traces carry an error \(retrieve: 1\)"):
+        verify(attested.envelope, store.trust)
+    assert verify(store.attest(wheel_run).envelope, store.trust).predicate.summary
 
 
 # -- what attest refuses -----------------------------------------------------------------------
