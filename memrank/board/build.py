@@ -279,7 +279,8 @@ def _overall(track: TrackConfig, headlines: list[Value | None]) -> Value | None:
 
 
 def _ranks(column: Column, runs: Sequence[VerifiedRun | None]) -> list[int | None]:
-    """1 + rows significantly better on the column, from task-by-task paired tests.
+    """1 + rows significantly higher on the column (lower, where lower is better), from
+    task-by-task paired tests.
 
     Rows whose headline is one whole-run number (or has no decided value) have nothing to
     pair, so they are not ranked.
