@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from memrank._types import FROZEN, UTCDateTime
 from memrank.measure import Measure
@@ -115,6 +115,7 @@ class Evaluation(BaseModel):
     """Set when this is a subset of a full evaluation (a slice is not a measurement)."""
     dataset: DatasetBundle | None = None
     """The pinned material the tasks were read from; derived from the tasks when left out."""
+    _derived_bundle: DatasetBundle | None = PrivateAttr(default=None)
 
     @field_validator("tasks")
     @classmethod
@@ -137,10 +138,14 @@ class Evaluation(BaseModel):
         """The material's bundle: the given one, or a digest of the tasks as written."""
         if self.dataset is not None:
             return self.dataset
-        digest = hashlib.sha256()
-        for task in self.tasks:
-            digest.update(task.model_dump_json().encode())
-        return DatasetBundle(sha256=digest.hexdigest(), question_counts=question_counts(self.tasks))
+        if self._derived_bundle is None:  # the tasks never change, so digest them once
+            digest = hashlib.sha256()
+            for task in self.tasks:
+                digest.update(task.model_dump_json().encode())
+            self._derived_bundle = DatasetBundle(
+                sha256=digest.hexdigest(), question_counts=question_counts(self.tasks)
+            )
+        return self._derived_bundle
 
     @property
     def has_documents(self) -> bool:

@@ -1,0 +1,53 @@
+"""Applying measures to traces, in order, each seeing the values of those before it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memrank.errors import MeasureRefused
+from memrank.measure import Measure, Scope, Value
+from memrank.trace import Trace
+
+__all__ = ["apply"]
+
+
+def apply(measures: Sequence[Measure], traces: list[Trace], prior: Sequence[Value]) -> list[Value]:
+    """The values ``measures`` add to ``prior``, applied in order."""
+    values = list(prior)
+    added: list[Value] = []
+    for m in measures:
+        produced = _apply_one(m, traces, values)
+        values.extend(produced)
+        added.extend(produced)
+    return added
+
+
+def _apply_one(m: Measure, traces: list[Trace], values: Sequence[Value]) -> list[Value]:
+    if m.scope is not Scope.TASK:
+        return _checked(m, m.measure(traces, values))
+    produced = _checked(m, m.measure([t for t in traces if t.ok], values))
+    for trace in traces:
+        if trace.error is None:
+            continue
+        why = f"the task failed at {trace.error.step.value}: {trace.error.message}"
+        produced.extend(
+            Value(measure=name, decider=m.decider, task_id=trace.task.id, value=None, why=why)
+            for name in m.names()
+        )
+    order = {trace.task.id: position for position, trace in enumerate(traces)}
+    return sorted(produced, key=lambda v: order.get(v.task_id or "", len(order)))
+
+
+def _checked(m: Measure, produced: list[Value]) -> list[Value]:
+    names = set(m.names())
+    for value in produced:
+        if value.measure not in names:
+            raise MeasureRefused(
+                f"measure {m.name!r} produced a value named {value.measure!r}; it declares "
+                f"{', '.join(sorted(names))}"
+            )
+        if m.scope is Scope.TASK and value.task_id is None:
+            raise MeasureRefused(
+                f"measure {m.name!r} is task-scope but produced a value without task_id"
+            )
+    return list(produced)
