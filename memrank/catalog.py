@@ -16,7 +16,7 @@ from memrank.errors import UnknownName, UsageError
 from memrank.evaluation import Evaluation
 from memrank.system import System
 
-__all__ = ["Catalog", "Entry", "catalog", "evaluation", "system"]
+__all__ = ["Catalog", "Entry", "catalog", "evaluation", "system", "system_factory"]
 
 
 @dataclass(frozen=True)
@@ -210,3 +210,8 @@ def evaluation(name: str) -> Evaluation:
         made = factory(slice=slice_name)
     assert isinstance(made, Evaluation)
     return made
+
+
+def system_factory(name: str) -> Callable[..., Any]:
+    """The class or factory shipped under ``name``: its signature types the options it takes."""
+    return _find(SYSTEMS, name, "system")

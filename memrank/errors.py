@@ -8,7 +8,8 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     MemrankError                    (exit 1)
     ├── UsageError                  (exit 2)  a bad argument, option or name
     │   ├── UnknownName                       a catalog name nothing ships under
-    │   └── MissingExtra                      an optional extra (memrank[serve]) not installed
+    │   ├── MissingExtra                      an optional extra (memrank[serve]) not installed
+    │   └── OutputUnwritable                  an output path that cannot be written (checked first)
     ├── DefinitionError             (exit 2)  a system, evaluation or measure that is malformed
     ├── RefusedRun                  (exit 3)  memrank.run refused before touching the system
     ├── MeasureRefused              (exit 3)  a measure reads what the stored run never produced
@@ -95,6 +96,7 @@ __all__ = [
     "MissingExtra",
     "NonCanonicalPayload",
     "NotCanonicalizable",
+    "OutputUnwritable",
     "OversizeFile",
     "PairingRefused",
     "PolicyRefused",
@@ -148,6 +150,10 @@ class UnknownName(UsageError):
 class MissingExtra(UsageError):
     """A command or system needs an optional extra that is not installed
     (``pip install 'memrank[serve]'``, ``'memrank[dense]'``)."""
+
+
+class OutputUnwritable(UsageError):
+    """An output path that cannot be written: checked before the work that fills it starts."""
 
 
 class DefinitionError(MemrankError):

@@ -200,9 +200,9 @@ class Result(BaseModel):
 
     def save(self, path: str | Path) -> Path:
         """Write the result file; returns the path written."""
-        path = Path(path)
-        path.write_bytes(self.to_bytes())
-        return path
+        from memrank._files import write_atomic
+
+        return write_atomic(Path(path), self.to_bytes())
 
     @classmethod
     def load(cls, path: str | Path) -> Result:

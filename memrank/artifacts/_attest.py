@@ -12,6 +12,7 @@ import orjson
 from pydantic import ValidationError
 
 from memrank._clock import now_utc
+from memrank._files import write_atomic
 from memrank.artifacts._canonical import canonical_bytes
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal
 from memrank.artifacts._keys import Ed25519PrivateKey
@@ -85,8 +86,7 @@ def attest(
     result_path = artifacts / RESULTS / f"{result_sha256}.json"
     envelope_path = artifacts / RUNS / f"{artifact_id}.json"
     for path, content in ((result_path, result_bytes), (envelope_path, envelope)):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+        write_atomic(path, content)
     return Attested(
         artifact_id=artifact_id,
         envelope=envelope_path,

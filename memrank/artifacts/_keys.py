@@ -10,6 +10,7 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from memrank._files import write_atomic
 from memrank.errors import KeyFileError
 
 __all__ = [
@@ -111,16 +112,15 @@ def generate_key_files(directory: Path, name: str) -> tuple[Path, Path, str]:
         if path.exists():
             raise KeyFileError(f"{path} already exists; a key is never overwritten")
     key = Ed25519PrivateKey.generate()
-    directory.mkdir(parents=True, exist_ok=True)
     private_pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    descriptor = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(private_pem)
-    public_path.write_bytes(
-        key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
+    public_pem = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
     )
+    try:
+        write_atomic(private_path, private_pem, mode=0o600, replace=False)
+        write_atomic(public_path, public_pem, mode=0o644, replace=False)
+    except FileExistsError as exc:
+        raise KeyFileError(f"{exc.filename} already exists; a key is never overwritten") from None
     return private_path, public_path, keyid_of(key.public_key())

@@ -16,6 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from pydantic import ValidationError
 
 from memrank._clock import now_utc
+from memrank._files import write_atomic
 from memrank.artifacts._canonical import canonical_bytes, parse_canonical
 from memrank.artifacts._envelope import Opened, open_envelope, pae, seal
 from memrank.artifacts._keys import (
@@ -83,11 +84,8 @@ def write_root(path: Path, envelope: bytes, *, now: datetime | None = None) -> T
         chain.append(previous)
     walked = _walk([*chain, _parse(path, envelope)], anchor=None, now=now or now_utc(), newest=path)
     if previous is not None:
-        archived = path.parent / HISTORY / f"{previous.root.version}.json"
-        archived.parent.mkdir(parents=True, exist_ok=True)
-        archived.write_bytes(previous.raw)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(envelope)
+        write_atomic(path.parent / HISTORY / f"{previous.root.version}.json", previous.raw)
+    write_atomic(path, envelope)
     return walked
 
 

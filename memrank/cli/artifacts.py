@@ -50,10 +50,14 @@ def attest_command(
     supersedes: str | None,
 ) -> None:
     """Sign the result file RESULT (from `memrank run --save`) into the artifacts directory."""
+    from memrank._files import check_writable
     from memrank.artifacts import attest, signing_key
+    from memrank.cli._preflight import check_signable
     from memrank.result import Result
 
     keys = [signing_key(path) for path in key_files] or [signing_key(None)]
+    check_signable(directory, keys, track)
+    check_writable(directory, option="--artifacts", folder=True)
     attested = attest(
         Result.load(result_file),
         track,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.errors import ArtifactRefused, SiteOutOfDate
+from memrank.errors import ArtifactRefused, BoardConfigError, SiteOutOfDate
 
 if TYPE_CHECKING:
     from memrank.artifacts import Refusal
@@ -58,8 +58,15 @@ def build_site_command(
     one (a development observation, a bad signature, an unpinned pipeline ...) is listed with
     its reason and left out of every page. The same inputs give a byte-identical site.
     """
+    from memrank._files import check_writable
     from memrank.board.site import differences, make, write
 
+    if not docs.is_dir() and _given(click.get_current_context(), "docs"):
+        raise BoardConfigError(
+            f"--docs {docs}: no such folder; give the folder of the Markdown pages"
+        )
+    if not check:
+        check_writable(out, option="--out", folder=True)
     made = make(artifacts, templates, docs)
     board, tree = made.board, made.tree
     if made.refusals:
@@ -100,3 +107,8 @@ def _relative(path: Path, artifacts: Path) -> str:
         return path.relative_to(artifacts).as_posix()
     except ValueError:
         return str(path)
+
+
+def _given(context: click.Context, name: str) -> bool:
+    """Whether the option was given, not left at its default (a missing default is fine)."""
+    return context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT

@@ -25,8 +25,10 @@ def keys_group() -> None:
 @click.option("--name", default="signing", show_default=True, help="File name stem of the pair.")
 def generate_command(directory: Path, name: str) -> None:
     """Write a new key pair and print its keyid. Keep the private key out of the repository."""
+    from memrank._files import check_writable
     from memrank.artifacts import generate_key_files
 
+    check_writable(directory, option="--out", folder=True)
     private, public, keyid = generate_key_files(directory, name)
     click.echo(f"private:    {private}")
     click.echo(f"public:     {public}")

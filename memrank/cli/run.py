@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from memrank.errors import RefusedRun, UsageError
+from memrank.cli._options import typed_options
+from memrank.errors import RefusedRun
 
 __all__ = ["run_command"]
 
@@ -48,7 +49,7 @@ def run_command(
     from memrank.catalog import evaluation, system
     from memrank.run import run
 
-    made = system(system_name, **_options(options))
+    made = system(system_name, **typed_options(system_name, options))
     result = run(made, evaluation(evaluation_name), concurrency=concurrency)
     click.echo(str(result))
     if save_path is not None:
@@ -56,13 +57,3 @@ def run_command(
         click.echo(f"saved:      {save_path}")
     if result.refusal is not None:
         raise RefusedRun(result.refusal)
-
-
-def _options(pairs: tuple[str, ...]) -> dict[str, str]:
-    options = {}
-    for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key:
-            raise UsageError(f"--option {pair!r} is not KEY=VALUE, e.g. --option base_url=URL")
-        options[key] = value
-    return options

@@ -79,10 +79,12 @@ def init_command(
     from pydantic import ValidationError
 
     from memrank._clock import now_utc
+    from memrank._files import check_writable
     from memrank.artifacts import Root, load_public_key
 
     if root_file.exists():
         raise UsageError(f"{root_file} already exists; use `memrank trust update` to rotate it")
+    check_writable(root_file, option="--root")
     now = now_utc()
     try:
         root = Root.first(

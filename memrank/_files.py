@@ -1,0 +1,94 @@
+"""Writing files so that nothing is half-written: every file memrank writes goes through here.
+
+``write_atomic`` writes beside the target, flushes it to disk and renames it into place, so a
+reader (or a crash) sees the old file or the new one, never a part. ``check_writable`` tries
+an output location before the work that fills it starts, so an unwritable path costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from memrank.errors import OutputUnwritable
+
+__all__ = ["check_writable", "write_atomic"]
+
+
+def write_atomic(path: Path, data: bytes, *, mode: int | None = None, replace: bool = True) -> Path:
+    """Write ``data`` to ``path`` in one step; with ``replace=False`` an existing file is kept
+    and the write refused (FileExistsError). Parent folders are made as needed."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        raise _unwritable(path, exc) from None
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            os.link(temporary, path)  # fails if path exists: never overwrites
+            os.unlink(temporary)
+    except FileExistsError:
+        os.unlink(temporary)
+        raise
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise _unwritable(path, exc) from None
+    _sync_folder(path.parent)
+    return path
+
+
+def check_writable(path: Path, *, option: str, folder: bool = False) -> None:
+    """Refuse now, naming ``option``, if ``path`` (a file, or a folder with ``folder``) could not
+    be written: something in the way that is not a folder, or a folder that takes no files."""
+    path = Path(path)
+    if path.exists() and path.is_dir() != folder:
+        kind = "a folder" if path.is_dir() else "a file"
+        raise OutputUnwritable(
+            f"{option} {path}: is {kind}; give a {'folder' if folder else 'file'} path"
+        )
+    probe_in = path if folder else path.parent
+    existing = probe_in
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OutputUnwritable(
+            f"{option} {path}: cannot be written, as {existing} is a file, not a folder"
+        )
+    try:  # permissions, read-only mounts and quotas all show in one real attempt
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        raise OutputUnwritable(
+            f"{option} {path}: cannot be written in {existing} ({exc.strerror}); "
+            "give a path you can write to"
+        ) from None
+
+
+def _unwritable(path: Path, exc: OSError) -> OutputUnwritable:
+    return OutputUnwritable(f"{path}: cannot be written ({exc.strerror or exc})")
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable; some platforms cannot open a folder, which is fine."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
