@@ -57,9 +57,10 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   ├── SubjectMissing                    the result file the statement names is not there
     │   ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
     │   └── RunConflict                       one run_id, two artifacts, neither supersedes
-    └── BoardError                  (exit 1)  the board cannot be built or checked as asked
-        ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
-        └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
+    ├── BoardError                  (exit 1)  the board cannot be built or checked as asked
+    │   ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
+    │   └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
+    └── Interrupted                 (exit 130) Ctrl-C stopped a run; its journal resumes it
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
 is lost; ``RefusedRun`` is what the command line raises when it meets one. An
@@ -88,6 +89,7 @@ __all__ = [
     "DevelopmentObservation",
     "EndpointError",
     "EvidenceNotAccepted",
+    "Interrupted",
     "KeyFileError",
     "KeyOutsideWindow",
     "MalformedEnvelope",
@@ -394,3 +396,9 @@ class SiteOutOfDate(BoardError):
     """``build-site --check``: the committed site is not what the artifacts build."""
 
     exit_code = 1
+
+
+class Interrupted(MemrankError):
+    """Ctrl-C (or ``memrank kill``) stopped a run; the message says how to resume it."""
+
+    exit_code = 130

@@ -1,12 +1,17 @@
-"""memrank run: run a named system on a named evaluation and print the result."""
+"""memrank run: run a named system on a named evaluation and print the result.
+
+Every run is tracked (memrank.runs): it has an id, a journal its traces are appended to as
+they finish, and a folder in the run registry; Ctrl-C exits 130 and says how to resume.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import click
 
-from memrank.cli._options import typed_options
 from memrank.errors import RefusedRun
 
 __all__ = ["run_command"]
@@ -26,7 +31,8 @@ __all__ = ["run_command"]
     "options",
     metavar="KEY=VALUE",
     multiple=True,
-    help="An option of SYSTEM, passed to it as text (repeatable), e.g. --option base_url=URL.",
+    help="An option of SYSTEM (repeatable), typed as its constructor declares, "
+    "e.g. --option base_url=URL.",
 )
 @click.option(
     "--concurrency",
@@ -35,25 +41,72 @@ __all__ = ["run_command"]
     type=click.IntRange(min=1),
     help="Isolation units run at once, for systems that serve units at once (HTTP services).",
 )
+@click.option(
+    "--resume",
+    metavar="[RUN_ID]",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Go on with a stopped run: the one named, or the latest stopped run of SYSTEM on "
+    "EVALUATION with the same options. The tasks it kept are not run again.",
+)
+@click.option(
+    "--on",
+    "place",
+    type=click.Choice(["local", "none"]),
+    help="Where SYSTEM runs: local (inside memrank) or none (already running; reached by the "
+    "URL its variables name). Default: whichever SYSTEM is.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress line on stderr (tasks, units, rate, time left). Default: on a terminal.",
+)
+@click.option("--summary", is_flag=True, help="Print one line per measure, not per value.")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
+@click.option("--run-id", hidden=True, help="Run under a record made beforehand (submit).")
 def run_command(
     system_name: str,
     evaluation_name: str,
     save_path: Path | None,
     options: tuple[str, ...],
     concurrency: int,
+    resume: str | None,
+    place: str | None,
+    progress: bool | None,
+    summary: bool,
+    as_json: bool,
+    run_id: str | None,
 ) -> None:
     """Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.
 
     Exits 3 when the run is refused; a refused run is still saved when --save is given.
+    Exits 130 when interrupted, keeping what was done: `--resume` goes on from there.
     """
-    from memrank.catalog import evaluation, system
-    from memrank.run import run
+    from memrank.runs.summary import summary_json, summary_text
+    from memrank.runs.tracked import Request, run_tracked
 
-    made = system(system_name, **typed_options(system_name, options))
-    result = run(made, evaluation(evaluation_name), concurrency=concurrency)
-    click.echo(str(result))
-    if save_path is not None:
-        result.save(save_path)
-        click.echo(f"saved:      {save_path}")
+    request = Request(
+        target=system_name,
+        evaluation=evaluation_name,
+        options=options,
+        concurrency=concurrency,
+        save=save_path,
+        place=place,
+    )
+    result, record = run_tracked(
+        request,
+        run_id=run_id,
+        resume=resume,
+        progress=sys.stderr.isatty() if progress is None else progress,
+    )
+    if as_json:
+        shown = {"run_id": record.id, **summary_json(result), "saved": record.saved}
+        click.echo(json.dumps(shown, indent=2))
+    else:
+        click.echo(summary_text(result) if summary else str(result))
+        if save_path is not None:
+            click.echo(f"saved:      {save_path}")
+        click.echo(f"run:        {record.id}", err=True)
     if result.refusal is not None:
         raise RefusedRun(result.refusal)

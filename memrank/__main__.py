@@ -1,0 +1,5 @@
+"""``python -m memrank``: the command line, for when the ``memrank`` script is not on PATH."""
+
+from memrank.cli import main
+
+main()

@@ -1,0 +1,95 @@
+"""The progress line of a long run, on stderr: tasks and units done, the rate, and the time left.
+
+On a terminal it redraws one line in place, at most ten times a second; elsewhere (a log file,
+a pipe) it writes one line per finished unit, and only when asked to (``--progress``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TextIO
+
+from memrank._drive import Observer, UnitOutcome
+from memrank.trace import Trace
+
+__all__ = ["Progress"]
+
+_REDRAW_S = 0.1
+
+
+class Progress:
+    """Counts tasks and units as they finish, passing every event on to ``inner``."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        tasks: int,
+        units: int,
+        label: str,
+        inner: Observer | None = None,
+        live: bool,
+    ) -> None:
+        self.stream, self.inner, self.live, self.label = stream, inner, live, label
+        self.total_tasks, self.total_units = tasks, units
+        self.tasks_done = self.units_done = self.kept = 0
+        self._started = time.monotonic()
+        self._drawn = 0.0
+        self._lock = threading.Lock()
+
+    def done(self, unit: str) -> UnitOutcome | None:
+        earlier = self.inner.done(unit) if self.inner is not None else None
+        if earlier is not None:
+            with self._lock:
+                self.kept += len(earlier.traces)
+                self.tasks_done += len(earlier.traces)
+                self.units_done += 1
+        return earlier
+
+    def task_finished(self, trace: Trace) -> None:
+        if self.inner is not None:
+            self.inner.task_finished(trace)
+        with self._lock:
+            self.tasks_done += 1
+            now = time.monotonic()
+            if self.live and now - self._drawn >= _REDRAW_S:
+                self._drawn = now
+                self.stream.write("\r" + self.line() + "\033[K")
+                self.stream.flush()
+
+    def unit_finished(self, unit: str, outcome: UnitOutcome) -> None:
+        if self.inner is not None:
+            self.inner.unit_finished(unit, outcome)
+        with self._lock:
+            self.units_done += 1
+            self.stream.write(("\r" + self.line() + "\033[K") if self.live else self.line() + "\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        """End the redrawn line so what follows starts on a line of its own."""
+        if self.live:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def line(self) -> str:
+        """``label  312/1986 tasks (15%)  3/10 units  145.2 tasks/s  ETA 0:00:11``."""
+        elapsed = max(time.monotonic() - self._started, 1e-9)
+        ran = self.tasks_done - self.kept  # tasks kept from a journal took no time here
+        rate = ran / elapsed
+        left = self.total_tasks - self.tasks_done
+        eta = _clock(left / rate) if rate > 0 else "--:--:--"
+        share = 100 * self.tasks_done // self.total_tasks if self.total_tasks else 100
+        return (
+            f"{self.label}  {self.tasks_done}/{self.total_tasks} tasks ({share}%)  "
+            f"{self.units_done}/{self.total_units} units  {rate:.1f} tasks/s  ETA {_clock_or(left, eta)}"
+        )
+
+
+def _clock(seconds: float) -> str:
+    whole = int(seconds + 0.5)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def _clock_or(left: int, eta: str) -> str:
+    return "0:00:00" if left == 0 else eta

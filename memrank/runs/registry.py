@@ -1,0 +1,181 @@
+"""The local run registry: one folder per run under the user data dir, holding its record, its
+journal, its result and (for a submitted run) its log.
+
+``MEMRANK_HOME`` moves the whole data dir (tests point it at a temporary folder); otherwise it
+is ``$XDG_DATA_HOME/memrank`` or ``~/.local/share/memrank``.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from memrank._clock import now_utc
+from memrank._files import write_atomic
+from memrank._types import FROZEN, UTCDateTime
+from memrank.errors import UsageError
+
+__all__ = [
+    "HOME_VARIABLE",
+    "RunRecord",
+    "RunState",
+    "all_records",
+    "find",
+    "home",
+    "new_run_id",
+    "run_folder",
+    "save_record",
+]
+
+HOME_VARIABLE = "MEMRANK_HOME"
+RECORD, JOURNAL, RESULT, LOG = "record.json", "journal.jsonl", "result.json", "log.txt"
+
+
+class RunState(StrEnum):
+    """Where a run is in its life."""
+
+    RUNNING = "running"
+    DONE = "done"
+    """Finished and saved (refused runs and runs with failed tasks too; see exit_code)."""
+    FAILED = "failed"
+    """Stopped by an error before a result was made."""
+    INTERRUPTED = "interrupted"
+    """Stopped by Ctrl-C; its journal resumes it."""
+    KILLED = "killed"
+    """Stopped by ``memrank kill``; its journal resumes it."""
+    LOST = "lost"
+    """Recorded as running, but its process is gone (killed hard, or the machine stopped)."""
+
+
+class RunRecord(BaseModel):
+    """What the registry knows about one run."""
+
+    model_config = FROZEN
+    id: str
+    """``<UTC date>-<time>__<evaluation>__<6 hex>``: sorts by start, names what ran."""
+    target: str
+    """The catalog name of the system."""
+    evaluation: str
+    """The evaluation as named on the command line, slice included (``locomo:smoke``)."""
+    options: tuple[str, ...] = ()
+    """The ``--option KEY=VALUE`` texts, as given."""
+    place: str = "local"
+    """Where the system ran: ``local`` (in this machine's memrank) or ``none`` (already running)."""
+    state: RunState = RunState.RUNNING
+    pid: int | None = None
+    """The process running it, while it runs."""
+    created: UTCDateTime
+    finished: UTCDateTime | None = None
+    exit_code: int | None = None
+    tasks: int | None = None
+    """How many tasks the evaluation has, once it is known."""
+    headline: float | None = None
+    """The mean of the evaluation's first measure, once finished."""
+    headline_measure: str | None = None
+    saved: str | None = None
+    """Where ``--save`` also wrote the result."""
+    error: str | None = None
+    """Why it failed or stopped, in one line."""
+    approved: str | None = None
+    """The artifact id it was published as, once approved."""
+    approval: str | None = None
+    """Who approved it, for which track and division, when."""
+
+
+def home() -> Path:
+    """The user data dir memrank keeps its runs in."""
+    given = os.environ.get(HOME_VARIABLE)
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "memrank"
+
+
+def runs_dir() -> Path:
+    return home() / "runs"
+
+
+def run_folder(run_id: str) -> Path:
+    return runs_dir() / run_id
+
+
+def new_run_id(evaluation: str, now: datetime | None = None) -> str:
+    moment = now or now_utc()
+    name = "".join(c if c.isalnum() or c in "-_" else "-" for c in evaluation)
+    return f"{moment:%Y%m%d-%H%M%S}__{name}__{os.urandom(3).hex()}"
+
+
+def save_record(record: RunRecord) -> RunRecord:
+    write_atomic(run_folder(record.id) / RECORD, record.model_dump_json(indent=2).encode())
+    return record
+
+
+def load_record(run_id: str) -> RunRecord:
+    path = run_folder(run_id) / RECORD
+    try:
+        record = RunRecord.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as exc:
+        raise UsageError(
+            f"no run {run_id!r} in {runs_dir()} ({type(exc).__name__}); `memrank runs ls` lists them"
+        ) from None
+    return _observed(record)
+
+
+def find(run_id: str) -> RunRecord:
+    """The run ``run_id`` names, or the one run whose id starts with it."""
+    if (run_folder(run_id) / RECORD).is_file():
+        return load_record(run_id)
+    matches = [r for r in _ids() if r.startswith(run_id)] if run_id else []
+    if len(matches) == 1:
+        return load_record(matches[0])
+    if matches:
+        raise UsageError(f"{run_id!r} names {len(matches)} runs; give more of the id")
+    raise UsageError(f"no run {run_id!r} in {runs_dir()}; `memrank runs ls` lists them")
+
+
+def all_records() -> list[RunRecord]:
+    """Every run, oldest first; unreadable folders are skipped."""
+    records = []
+    for run_id in _ids():
+        try:
+            records.append(load_record(run_id))
+        except UsageError:
+            continue
+    return records
+
+
+def _ids() -> list[str]:
+    folder = runs_dir()
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / RECORD).is_file())
+
+
+def _observed(record: RunRecord) -> RunRecord:
+    """A run recorded as running whose process is gone is lost, whatever the record says."""
+    if record.state is RunState.RUNNING and record.pid is not None and not _alive(record.pid):
+        return record.model_copy(update={"state": RunState.LOST})
+    return record
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _not_zombie(pid)
+
+
+def _not_zombie(pid: int) -> bool:
+    """A child that exited but was not reaped still answers kill(0); /proc says it is a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return status.rpartition(")")[2].split()[0] != "Z"

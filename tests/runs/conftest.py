@@ -1,0 +1,48 @@
+"""The run registry of every test here lives in a temporary MEMRANK_HOME."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memrank.runs.registry import HOME_VARIABLE
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    monkeypatch.setenv(HOME_VARIABLE, str(folder))
+    return folder
+
+
+@pytest.fixture
+def locomo_file(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = shared_data / "locomo" / "locomo10.json"
+    monkeypatch.setenv("MEMRANK_LOCOMO_FILE", str(path))
+    return path
+
+
+def memrank_process(*args: str, **more: object) -> subprocess.Popen[str]:
+    """``memrank ARGS`` in a process of its own, as a user starts it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "memrank", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def memrank_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memrank", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
+    )
