@@ -200,8 +200,13 @@ def system(name: str, **options: Any) -> System:
 
 def evaluation(name: str) -> Evaluation:
     """The shipped evaluation called ``name``; ``name:slice`` asks for a documented slice."""
-    base, _, slice_name = name.partition(":")
+    base, colon, slice_name = name.partition(":")
     factory = _find(EVALUATIONS, base, "evaluation")
+    if colon and not slice_name:  # never quietly the full benchmark when a slice was meant
+        raise UsageError(
+            f"{name!r} names no slice; give one after the colon ({base}:smoke) or leave the "
+            f"colon out for all of {base}"
+        )
     if not slice_name:
         made = factory()
     elif "slice" not in inspect.signature(factory).parameters:

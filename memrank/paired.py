@@ -170,6 +170,15 @@ def _check_pairable(a: Result, b: Result) -> None:
             f"{b.evaluation.version!r}; tasks of two versions are not the same tasks, so run "
             "both at one version"
         )
+    if a.evaluation.slice != b.evaluation.slice:
+
+        def named(result: Result) -> str:
+            return f"slice {result.evaluation.slice!r}" if result.evaluation.slice else "in full"
+
+        raise PairingRefused(
+            f"result A is of {a.evaluation.name} {named(a)} and result B {named(b)}; a slice "
+            "pairs only with a run of the same slice"
+        )
 
 
 def _task_values(result: Result, side: str) -> dict[str, dict[str, Value]]:

@@ -76,3 +76,14 @@ def shared_data() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return root
+
+
+@pytest.fixture(scope="session")
+def _registry_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("memrank-home")
+
+
+@pytest.fixture(autouse=True)
+def _runs_stay_in_the_test(_registry_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every `memrank run` a test makes is tracked in a temporary registry, not the user's."""
+    monkeypatch.setenv("MEMRANK_HOME", str(_registry_folder))

@@ -12,6 +12,7 @@ from memrank.errors import ArtifactRefused, BoardConfigError, SiteOutOfDate
 
 if TYPE_CHECKING:
     from memrank.artifacts import Refusal
+    from memrank.board.model import Board
 
 __all__ = ["build_site_command"]
 
@@ -75,6 +76,7 @@ def build_site_command(
             raise ArtifactRefused(
                 f"{len(made.refusals)} artifact(s) refused and --strict is set; nothing was written"
             )
+    _warn_empty_columns(board)
     accepted = f"{made.verified} run(s) verified, {len(made.refusals)} refused"
     if check:
         found = differences(tree, out)
@@ -112,3 +114,15 @@ def _relative(path: Path, artifacts: Path) -> str:
 def _given(context: click.Context, name: str) -> bool:
     """Whether the option was given, not left at its default (a missing default is fine)."""
     return context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+
+
+def _warn_empty_columns(board: Board) -> None:
+    """A column no accepted run fills is most often a misspelt evaluation in board.toml."""
+    for track in board.tracks:
+        for position, column in enumerate(track.columns):
+            if all(row.cells[position] is None for row in track.rows):
+                click.echo(
+                    f"warning: board.toml column {column.evaluation!r} of track {track.name!r} "
+                    "has no verified run; check the evaluation's name as runs record it",
+                    err=True,
+                )

@@ -32,7 +32,8 @@ RESAMPLES, SEED = 10_000, 0
     show_default=True,
     help="Bootstrap seed; same seed, same interval.",
 )
-def pair_command(path_a: Path, path_b: Path, resamples: int, seed: int) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the reading as JSON.")
+def pair_command(path_a: Path, path_b: Path, resamples: int, seed: int, as_json: bool) -> None:
     """Print the paired reading of two saved results of the same evaluation.
 
     RESULT_A and RESULT_B are result files (`memrank run ... --save`); the gap is B minus A.
@@ -47,4 +48,4 @@ def pair_command(path_a: Path, path_b: Path, resamples: int, seed: int) -> None:
         reading = paired(a, b, resamples=resamples, seed=seed)
     except PairingRefused as refused:
         raise PairingRefused(f"{path_a} (A) and {path_b} (B): {refused.message}") from None
-    click.echo(str(reading))
+    click.echo(reading.model_dump_json(indent=2) if as_json else str(reading))

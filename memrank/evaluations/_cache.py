@@ -91,7 +91,7 @@ def load(pin: Pin, given: str | Path | None, variable: str) -> Material:
         if not path.is_file():
             _download(pin, path, variable)
     raw = path.read_bytes()
-    _check(pin, path, raw)
+    _check(pin, path, raw, named_by=None if given is None else source)
     return Material(
         path=path, raw=raw, file=BundleFile(name=pin.name, sha256=pin.sha256, size=pin.size)
     )
@@ -126,19 +126,27 @@ def bundle(files: Sequence[BundleFile], tasks: Sequence[Task]) -> DatasetBundle:
     )
 
 
-def _check(pin: Pin, path: Path, raw: bytes) -> None:
+def _check(pin: Pin, path: Path, raw: bytes, named_by: str | None = None) -> None:
+    """Refuse a file that is not the pinned one. ``named_by`` says who named the path (an
+    environment variable, a path given): such a file is never downloaded, so deleting it
+    would not bring the pinned one back."""
     actual = hashlib.sha256(raw).hexdigest()
     if actual == pin.sha256 and len(raw) == pin.size:
         return
-    if len(raw) < pin.size:
-        what = f"is truncated: {len(raw):,} of the pinned {pin.size:,} bytes"
+    if len(raw) < pin.size:  # shorter says nothing of how: cut short, or another version
+        what = f"is {len(raw):,} bytes, shorter than the pinned {pin.size:,}"
     elif len(raw) > pin.size:
         what = f"is {len(raw):,} bytes, longer than the pinned {pin.size:,}"
     else:
         what = "has the pinned size but different bytes"
     raise DatasetMismatch(
         f"{path} {what}; its sha256 is {actual}, the pin expects {pin.sha256}. It is not the "
-        f"pinned {pin.name}: delete it to download it again, or replace it with {pin.url}"
+        f"pinned {pin.name}: "
+        + (
+            f"replace it with {pin.url}, or stop naming it ({named_by}) to use the data dir"
+            if named_by
+            else f"delete it to download it again, or replace it with {pin.url}"
+        )
     )
 
 

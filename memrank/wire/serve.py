@@ -68,7 +68,9 @@ def app(service: ContractService) -> Starlette:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on host:port (port 0 picks a free one)."""
+    """A listening TCP socket on host:port (port 0 picks a free one); refused first when the
+    serve extra is missing, so nothing says "serving" that cannot serve."""
+    _require_extra()
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP, flags=socket.AI_PASSIVE

@@ -151,11 +151,37 @@ def test_a_wrong_hash_refuses_with_both_digests(shared_data: Path, tmp_path: Pat
     assert str(edited) in message and "has the pinned size but different bytes" in message
 
 
-def test_a_truncated_file_is_named(shared_data: Path, tmp_path: Path) -> None:
-    truncated = tmp_path / "locomo10.json"
-    truncated.write_bytes((shared_data / "locomo" / "locomo10.json").read_bytes()[:1_000_000])
+def test_a_shorter_file_is_named_without_guessing_it_was_truncated(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    shorter = tmp_path / "locomo10.json"
+    shorter.write_bytes((shared_data / "locomo" / "locomo10.json").read_bytes()[:1_000_000])
     with pytest.raises(DatasetMismatch) as refused:
         locomo(path=tmp_path)
-    assert f"{truncated} is truncated: 1,000,000 of the pinned 2,805,274 bytes" in str(
-        refused.value
-    )
+    message = str(refused.value)
+    assert f"{shorter} is 1,000,000 bytes, shorter than the pinned 2,805,274" in message
+    assert "truncated" not in message
+    assert "delete it" not in message  # a path given is never downloaded
+
+
+def test_a_file_named_by_its_variable_is_not_offered_a_download(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "mine.json"
+    other.write_bytes((shared_data / "locomo" / "locomo10.json").read_bytes()[:-10] + b"    ]    ]")
+    monkeypatch.setenv("MEMRANK_LOCOMO_FILE", str(other))
+    with pytest.raises(DatasetMismatch) as refused:
+        locomo()
+    message = str(refused.value)
+    assert "delete it to download it again" not in message
+    assert "stop naming it ($MEMRANK_LOCOMO_FILE)" in message
+
+
+def test_a_file_in_the_data_dir_is_offered_a_download(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "locomo").mkdir()
+    (tmp_path / "locomo" / "locomo10.json").write_bytes(b"[]")
+    monkeypatch.setenv("MEMRANK_DATA_DIR", str(tmp_path))
+    with pytest.raises(DatasetMismatch, match="delete it to download it again"):
+        locomo()
