@@ -65,14 +65,18 @@ SHARED_DATA_VARIABLE = "MEMRANK_SHARED_DATA"
 def shared_data() -> Path:
     """The real benchmark material: shared/data beside the clone, or MEMRANK_SHARED_DATA.
 
-    When it is missing the tests that need it skip, saying where they looked; under CI
-    (``CI`` set) they fail instead, so an acceptance check can never pass by not running.
+    When it is missing the tests that need it skip, saying where they looked and what to set;
+    when MEMRANK_SHARED_DATA names a folder without it, or under CI (``CI`` set), they fail
+    instead, so an acceptance check can never pass by not running.
     """
     given = os.environ.get(SHARED_DATA_VARIABLE)
     root = Path(given) if given else Path(__file__).resolve().parents[1].parent / "shared" / "data"
     if not (root / "locomo" / "locomo10.json").is_file():
-        message = f"no benchmark material at {root}; set {SHARED_DATA_VARIABLE} to shared/data"
-        if os.environ.get("CI"):
+        message = (
+            f"no benchmark material at {root} (locomo/locomo10.json); set "
+            f"{SHARED_DATA_VARIABLE} to a copy of shared/data (README: running the tests)"
+        )
+        if given or os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
     return root

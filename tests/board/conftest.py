@@ -269,10 +269,14 @@ def chromium() -> Iterator[Browser]:
     """Headless Chromium from the system (Debian's package; .ci/run installs it)."""
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM.exists(), (
-        f"{CHROMIUM} is missing: install Debian's chromium (bash .ci/run does) or set "
-        "MEMRANK_CHROMIUM to a Chromium binary"
-    )
+    if not CHROMIUM.exists():
+        message = (
+            f"{CHROMIUM} is missing: install Debian's chromium (`apt-get install chromium`; "
+            "bash .ci/run does) or set MEMRANK_CHROMIUM to a Chromium binary"
+        )
+        if os.environ.get("CI"):  # under CI the browser checks must run, never skip
+            pytest.fail(message)
+        pytest.skip(message)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS

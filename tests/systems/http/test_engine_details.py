@@ -3,7 +3,6 @@ asynchronous processing, Mem0 over a real LoCoMo conversation."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -20,9 +19,6 @@ from tests.systems.http.engines import SECRET
 from tests.systems.http.engines.hindsight import RECALL_RESULTS, TOKENS_PER_WORD, HindsightServer
 from tests.systems.http.engines.mem0 import Mem0Server
 from tests.systems.http.engines.supermemory import SupermemoryServer
-
-SHARED = Path(os.environ.get("MEMRANK_SHARED", Path(__file__).parents[3].parent / "shared"))
-
 
 # -- Hindsight -----------------------------------------------------------------------------------
 
@@ -135,8 +131,8 @@ def test_supermemory_processing_failure_or_timeout_fails_the_ingest() -> None:
 # -- Mem0, over a real conversation -----------------------------------------------------------
 
 
-def test_mem0_over_a_real_locomo_conversation_matches_in_process() -> None:
-    path = SHARED / "data" / "locomo" / "locomo10.json"
+def test_mem0_over_a_real_locomo_conversation_matches_in_process(shared_data: Path) -> None:
+    path = shared_data / "locomo" / "locomo10.json"
     sample = orjson.loads(path.read_bytes())[0]
     talk = sample["conversation"]
     sessions = sorted(
