@@ -8,8 +8,10 @@ from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
+from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
 from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
+from memrank.cli.runs import kill_command, runs_group, submit_command, watch_command
 from memrank.cli.targets import targets_group
 from memrank.cli.trust import trust_group
 from memrank.cli.wire import check_command, serve_command
@@ -34,3 +36,10 @@ main.add_command(verify_command)
 main.add_command(trust_group)
 main.add_command(targets_group)
 main.add_command(build_site_command)
+main.add_command(submit_command)
+main.add_command(watch_command)
+main.add_command(runs_group)
+main.add_command(kill_command)
+main.add_command(evals_group)
+targets_group.add_command(targets_ls_command)
+targets_group.add_command(targets_show_command)

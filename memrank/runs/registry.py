@@ -26,13 +26,15 @@ __all__ = [
     "all_records",
     "find",
     "home",
+    "process_of",
+    "tasks_done",
     "new_run_id",
     "run_folder",
     "save_record",
 ]
 
 HOME_VARIABLE = "MEMRANK_HOME"
-RECORD, JOURNAL, RESULT, LOG = "record.json", "journal.jsonl", "result.json", "log.txt"
+RECORD, JOURNAL, RESULT, LOG, PID = "record.json", "journal.jsonl", "result.json", "log.txt", "pid"
 
 
 class RunState(StrEnum):
@@ -155,9 +157,29 @@ def _ids() -> list[str]:
     return sorted(p.name for p in folder.iterdir() if (p / RECORD).is_file())
 
 
+def process_of(record: RunRecord) -> int | None:
+    """The process running ``record``: its own word, or the one ``submit`` started for it."""
+    if record.pid is not None:
+        return record.pid
+    try:
+        return int((run_folder(record.id) / PID).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def tasks_done(record: RunRecord) -> int:
+    """Tasks whose traces the journal holds (a unit begun again counts once more)."""
+    try:
+        raw = (run_folder(record.id) / JOURNAL).read_bytes()
+    except OSError:
+        return 0
+    return min(raw.count(b'\n{"trace":'), record.tasks or 0)
+
+
 def _observed(record: RunRecord) -> RunRecord:
     """A run recorded as running whose process is gone is lost, whatever the record says."""
-    if record.state is RunState.RUNNING and record.pid is not None and not _alive(record.pid):
+    pid = process_of(record)
+    if record.state is RunState.RUNNING and pid is not None and not _alive(pid):
         return record.model_copy(update={"state": RunState.LOST})
     return record
 

@@ -39,6 +39,7 @@ def memrank_process(*args: str, **more: object) -> subprocess.Popen[str]:
 
 
 def memrank_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``memrank ARGS`` run to its end in a process of its own."""
     return subprocess.run(
         [sys.executable, "-m", "memrank", *args],
         capture_output=True,
@@ -46,3 +47,15 @@ def memrank_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess
         timeout=timeout,
         env=dict(os.environ),
     )
+
+
+def memrank_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """``memrank ARGS`` through click's runner, in this process (no interpreter to start)."""
+    from click.testing import CliRunner
+
+    from memrank.cli import main
+
+    outcome = CliRunner().invoke(main, list(args))
+    if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+        raise outcome.exception
+    return subprocess.CompletedProcess(args, outcome.exit_code, outcome.stdout, outcome.stderr)

@@ -1,0 +1,216 @@
+"""memrank submit, watch, runs ls, runs show, kill: runs in the background and the registry."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from memrank.runs.registry import RunRecord
+
+__all__ = ["kill_command", "runs_group", "submit_command", "watch_command"]
+
+
+@click.command("submit")
+@click.argument("system_name", metavar="SYSTEM")
+@click.argument("evaluation_name", metavar="EVALUATION")
+@click.option(
+    "--option",
+    "options",
+    metavar="KEY=VALUE",
+    multiple=True,
+    help="An option of SYSTEM (repeatable), typed as its constructor declares.",
+)
+@click.option("--concurrency", default=4, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the result file here when the run ends.",
+)
+@click.option(
+    "--on",
+    "place",
+    type=click.Choice(["local", "none"]),
+    help="Where SYSTEM runs: local (inside memrank) or none (already running).",
+)
+def submit_command(
+    system_name: str,
+    evaluation_name: str,
+    options: tuple[str, ...],
+    concurrency: int,
+    save_path: Path | None,
+    place: str | None,
+) -> None:
+    """Start SYSTEM on EVALUATION in the background and print its run id at once.
+
+    The run is an ordinary `memrank run`, tracked in the run registry: follow it with
+    `memrank watch ID`, list runs with `memrank runs ls`, stop it with `memrank kill ID`.
+    """
+    from memrank._files import check_writable
+    from memrank.catalog import evaluation, system_factory
+    from memrank.cli._options import typed_options
+    from memrank.runs.submit import submit
+    from memrank.runs.tracked import Request
+
+    # What can be refused now is refused now, not found later in a log nobody reads.
+    typed_options(system_name, options)
+    system_factory(system_name)
+    evaluation(evaluation_name)
+    if save_path is not None:
+        check_writable(save_path, option="--save")
+    record = submit(Request(system_name, evaluation_name, options, concurrency, save_path, place))
+    click.echo(f"run {record.id}  ({system_name} × {evaluation_name})")
+    click.echo(f"track: memrank watch {record.id}")
+
+
+@click.command("watch")
+@click.argument("run_id", metavar="ID")
+@click.option("--interval", default=0.5, show_default=True, help="Seconds between looks.")
+def watch_command(run_id: str, interval: float) -> None:
+    """Follow run ID until it ends: progress on stderr, then its result; exits as it did."""
+    from memrank.runs.registry import RESULT, RunState, find, run_folder, tasks_done
+
+    shown = ""
+    while True:
+        record = find(run_id)
+        line = f"{record.id}  {record.state.value}  {_done(record, tasks_done(record))}"
+        if line != shown:
+            click.echo(line, err=True)
+            shown = line
+        if record.state is not RunState.RUNNING:
+            break
+        time.sleep(interval)
+    result_file = run_folder(record.id) / RESULT
+    if record.state is RunState.DONE and result_file.is_file():
+        from memrank.result import Result
+        from memrank.runs.summary import summary_text
+
+        click.echo(summary_text(Result.load(result_file)))
+    elif record.error:
+        click.echo(f"{record.state.value}: {record.error}", err=True)
+    if record.state in (RunState.INTERRUPTED, RunState.KILLED, RunState.LOST):
+        from memrank.runs.tracked import resume_command
+
+        click.echo(f"resume with: {resume_command(record)}", err=True)
+    code = record.exit_code if record.exit_code is not None else 1
+    click.get_current_context().exit(code)
+
+
+@click.group("runs")
+def runs_group() -> None:
+    """The run registry: every run memrank run or submit made on this machine."""
+
+
+@runs_group.command("ls")
+def ls_command() -> None:
+    """List runs, oldest first: id, target, evaluation, place, state, age, done %, headline."""
+    from memrank._clock import now_utc
+    from memrank.runs.registry import all_records, tasks_done
+
+    header = ("ID", "TARGET", "EVAL", "PLACE", "STATE", "AGE", "DONE", "SCORE")
+    rows = [header]
+    now = now_utc()
+    for record in all_records():
+        score = "" if record.headline is None else f"{record.headline:.4f}"
+        rows.append(
+            (
+                record.id,
+                record.target,
+                record.evaluation,
+                record.place,
+                record.state.value,
+                _age(now, record.created),
+                _done(record, tasks_done(record)),
+                score,
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    right = {5, 6}  # age and done read best aligned on the right
+    for row in rows:
+        cells = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        click.echo("  ".join(cells).rstrip())
+
+
+@runs_group.command("show")
+@click.argument("run_id", metavar="ID")
+def show_command(run_id: str) -> None:
+    """The full record of run ID: state, where it ran, exit code, files, approval."""
+    from memrank.runs.registry import (
+        JOURNAL,
+        LOG,
+        RESULT,
+        find,
+        process_of,
+        run_folder,
+        tasks_done,
+    )
+    from memrank.runs.tracked import resume_command
+
+    record = find(run_id)
+    folder = run_folder(record.id)
+    fields = [
+        ("run", record.id),
+        ("target", record.target),
+        ("evaluation", record.evaluation),
+        ("options", " ".join(record.options) or "none"),
+        ("place", record.place),
+        ("state", record.state.value),
+        ("process", str(process_of(record)) if record.state.value == "running" else "-"),
+        ("created", f"{record.created:%Y-%m-%d %H:%M:%S} UTC"),
+        ("finished", f"{record.finished:%Y-%m-%d %H:%M:%S} UTC" if record.finished else "-"),
+        ("exit code", "-" if record.exit_code is None else str(record.exit_code)),
+        ("done", f"{tasks_done(record)} of {record.tasks or '?'} task(s)"),
+        (
+            "headline",
+            "-" if record.headline is None else f"{record.headline_measure} {record.headline:.4f}",
+        ),
+        ("result", str(folder / RESULT) if (folder / RESULT).is_file() else "-"),
+        ("saved", record.saved or "-"),
+        ("journal", str(folder / JOURNAL) if (folder / JOURNAL).is_file() else "-"),
+        ("log", str(folder / LOG) if (folder / LOG).is_file() else "-"),
+        ("artifact", record.approved or "-"),
+        ("approval", record.approval or "-"),
+    ]
+    if record.error:
+        fields.append(("error", record.error))
+    if record.state.value in ("interrupted", "killed", "lost", "failed"):
+        fields.append(("resume", resume_command(record)))
+    for name, value in fields:
+        click.echo(f"{name + ':':<12}{value}")
+
+
+@click.command("kill")
+@click.argument("run_id", metavar="ID")
+def kill_command(run_id: str) -> None:
+    """Stop running run ID (Ctrl-C first, so its journal keeps what it did; then for good)."""
+    from memrank.runs.submit import stop
+    from memrank.runs.tracked import resume_command
+
+    record = stop(run_id)
+    click.echo(f"killed {record.id}; resume with: {resume_command(record)}")
+
+
+def _done(record: RunRecord, done: int) -> str:
+    from memrank.runs.registry import RunState
+
+    if record.state is RunState.DONE:
+        return "100%"
+    if not record.tasks:
+        return "-"
+    return f"{100 * done // record.tasks}%"
+
+
+def _age(now: datetime, then: datetime) -> str:
+    seconds = max(int((now - then).total_seconds()), 0)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
