@@ -1,7 +1,7 @@
 """The results store: result files addressed by digest, outside git.
 
 A full LoCoMo result file is ~11 MB, so result files live in a store named in board.toml
-(``[results] store``): a local directory holding ``<sha256>.json``, or an HTTPS URL template
+(``results_store`` under ``[site]``): a local directory holding ``<sha256>.json``, or an HTTPS URL template
 with ``{sha256}`` in it (the repository's release assets, for example). ``fetch`` never trusts
 the store: it reads at most the size the signed scores file states, within a deadline, and
 hands back only bytes whose sha256 is the signed one.
@@ -182,7 +182,7 @@ def _oversize(address: str, size: int) -> OversizeFile:
 
 
 def store_of_board(artifacts: Path) -> ResultsStore | None:
-    """The results store board.toml in ``artifacts`` names (``[results] store``), if any."""
+    """The results store board.toml in ``artifacts`` names (``[site] results_store``), if any."""
     board = artifacts / "board.toml"
     try:
         data = tomllib.loads(board.read_text(encoding="utf-8"))
@@ -190,9 +190,10 @@ def store_of_board(artifacts: Path) -> ResultsStore | None:
         return None
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BoardConfigError(f"{board}: cannot read it ({exc})") from None
-    location = data.get("results", {}).get("store")
+    site = data.get("site")
+    location = site.get("results_store") if isinstance(site, dict) else None
     if location is None:
         return None
     if not isinstance(location, str) or not location:
-        raise BoardConfigError(f"{board}: results.store must be a directory or an https:// URL")
-    return ResultsStore.parse(location, base=artifacts, where=f"{board}: results.store")
+        raise BoardConfigError(f"{board}: site.results_store must be an https:// URL")
+    return ResultsStore.parse(location, base=artifacts, where=f"{board}: site.results_store")

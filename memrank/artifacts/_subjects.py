@@ -96,8 +96,8 @@ def check_subjects(
     if store is None:
         raise SubjectMissing(
             f"{source}: the result file {statement.result_subject.name} is not in {artifacts}, "
-            "and no results store is named to fetch it from ([results] store in board.toml, "
-            "or --store)"
+            "and no results store is named to fetch it from (results_store in board.toml's "
+            "[site], or --store)"
         )
     try:
         raw = store.fetch(digest, min(scores.result_size, MAX_RESULT_BYTES))

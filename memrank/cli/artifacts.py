@@ -106,7 +106,7 @@ def attest_command(
     "--store",
     metavar="LOCATION",
     help="The results store for --deep: a directory, or an https:// URL with {sha256}. "
-    "Default: [results] store in each artifacts directory's board.toml.",
+    "Default: results_store in [site] of each artifacts directory's board.toml.",
 )
 def verify_command(
     paths: tuple[Path, ...],

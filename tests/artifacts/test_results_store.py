@@ -173,7 +173,7 @@ def test_an_unreachable_store_is_refused(attested: Attested) -> None:
 def test_board_toml_names_the_store(store: Store, attested: Attested, server: _Server) -> None:
     host, port = server.server_address[:2]
     (store.directory / "board.toml").write_text(
-        f'[results]\nstore = "http://{host}:{port}/ok/{{sha256}}.json"\n'
+        f'[site]\nresults_store = "http://{host}:{port}/ok/{{sha256}}.json"\n'
     )
     attested.result_file.unlink()
     named = store_of_board(store.directory)
