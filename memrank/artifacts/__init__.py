@@ -17,6 +17,7 @@ from memrank.artifacts._keys import (
     public_hex,
     signing_key,
 )
+from memrank.artifacts._results_store import ResultsStore, store_of_board
 from memrank.artifacts._root import (
     DatasetBaseline,
     KeyStatus,
@@ -25,6 +26,14 @@ from memrank.artifacts._root import (
     Root,
     TrackPolicy,
     TrustedKey,
+)
+from memrank.artifacts._scores import (
+    SCORES_SCHEMA,
+    ScoreColumn,
+    ScoredEvaluation,
+    Scores,
+    read_scores,
+    scores_of,
 )
 from memrank.artifacts._statement import (
     PREDICATE_TYPE,
@@ -50,6 +59,7 @@ __all__ = [
     "MAX_RESULT_BYTES",
     "PREDICATE_TYPE",
     "ROOT_PAYLOAD_TYPE",
+    "SCORES_SCHEMA",
     "SIGNING_KEY_VARIABLE",
     "STATEMENT_TYPE",
     "Attested",
@@ -58,10 +68,14 @@ __all__ = [
     "KeyStatus",
     "Opened",
     "Refusal",
+    "ResultsStore",
     "Role",
     "Roles",
     "Root",
     "RunPredicate",
+    "ScoreColumn",
+    "ScoredEvaluation",
+    "Scores",
     "Statement",
     "TrackPolicy",
     "TrustRoot",
@@ -80,9 +94,12 @@ __all__ = [
     "parse_canonical",
     "public_hex",
     "read_root",
+    "read_scores",
+    "scores_of",
     "seal",
     "sign_root",
     "signing_key",
+    "store_of_board",
     "verify",
     "verify_all",
     "verify_directory",
