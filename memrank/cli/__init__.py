@@ -10,6 +10,12 @@ from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
 from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
 from memrank.cli.pair import pair_command
+from memrank.cli.publish import (
+    approve_command,
+    review_command,
+    supersede_command,
+    withdraw_command,
+)
 from memrank.cli.run import run_command
 from memrank.cli.runs import kill_command, runs_group, submit_command, watch_command
 from memrank.cli.targets import targets_group
@@ -43,3 +49,7 @@ main.add_command(kill_command)
 main.add_command(evals_group)
 targets_group.add_command(targets_ls_command)
 targets_group.add_command(targets_show_command)
+main.add_command(review_command)
+main.add_command(approve_command)
+main.add_command(withdraw_command)
+main.add_command(supersede_command)

@@ -1,0 +1,209 @@
+"""memrank review, approve, withdraw, supersede: from a finished run to a signed artifact.
+
+approve signs a run of the registry through ``memrank.artifacts.attest`` (the one way a run is
+placed in an artifacts directory) after the same checks ``attest`` makes and the run's review,
+and records who approved what in the run's record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from memrank.errors import AttestRefused, UsageError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from memrank.artifacts import Root
+    from memrank.runs.registry import RunRecord
+
+__all__ = ["approve_command", "review_command", "supersede_command", "withdraw_command"]
+
+_ARTIFACTS = click.option(
+    "--artifacts",
+    "directory",
+    default=Path("artifacts"),
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The artifacts directory: its root.json is the trust root checked against.",
+)
+_KEYS = click.option(
+    "--key",
+    "key_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Release private key (PKCS8 PEM); repeatable. Default: MEMRANK_SIGNING_KEY.",
+)
+_PLACE = (
+    click.option("--track", required=True, help="The board track to publish on."),
+    click.option("--division", required=True, type=click.Choice(["open-source", "commercial"])),
+    click.option(
+        "--results-store",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="The results store directory for the result file (default: results/ of --artifacts).",
+    ),
+)
+
+
+def _placed(command: Callable[..., None]) -> Callable[..., None]:
+    """--track, --division and --results-store, shared by approve and supersede."""
+    for option in reversed(_PLACE):
+        command = option(command)
+    return command
+
+
+@click.command("review")
+@_ARTIFACTS
+def review_command(directory: Path) -> None:
+    """List finished runs not yet approved: publishable, or every reason why not."""
+    from memrank.runs.review import review_all
+
+    reviews = review_all(_root(directory), directory / "root.json")
+    if not reviews:
+        click.echo("no finished runs waiting for review (`memrank runs ls` lists every run)")
+    for reviewed in reviews:
+        record = reviewed.record
+        verdict = "publishable" if reviewed.publishable else "not publishable"
+        click.echo(
+            f"{record.id}  {record.target} × {record.evaluation}  track {reviewed.track}: {verdict}"
+        )
+        for reason in reviewed.reasons:
+            click.echo(f"  - {reason}")
+
+
+@click.command("approve")
+@click.argument("run_id", metavar="ID")
+@_placed
+@_KEYS
+@_ARTIFACTS
+def approve_command(
+    run_id: str,
+    track: str,
+    division: str,
+    results_store: Path | None,
+    key_files: tuple[Path, ...],
+    directory: Path,
+) -> None:
+    """Sign run ID for TRACK and DIVISION into the artifacts directory, and record it.
+
+    Refused (exit 3) before anything is written when the run is not publishable (see
+    `memrank review`) or the key or track is not what the trust root admits.
+    """
+    from memrank.runs.registry import find
+
+    record = find(run_id)
+    if record.approved is not None:
+        raise UsageError(
+            f"run {record.id} is already approved as {record.approved}; "
+            f"`memrank supersede {record.id}` corrects it"
+        )
+    _sign(record, track, division, results_store, _keys(key_files), directory, supersedes=None)
+
+
+@click.command("supersede")
+@click.argument("run_id", metavar="ID")
+@_placed
+@_KEYS
+@_ARTIFACTS
+def supersede_command(
+    run_id: str,
+    track: str,
+    division: str,
+    results_store: Path | None,
+    key_files: tuple[Path, ...],
+    directory: Path,
+) -> None:
+    """Sign approved run ID again (another track or division) as a correction of its artifact.
+
+    The new artifact names the old one in `supersedes`; the board shows the new one instead.
+    """
+    from memrank.runs.registry import find
+
+    record = find(run_id)
+    if record.approved is None:
+        raise UsageError(f"run {record.id} is not approved; `memrank approve {record.id}` it")
+    keys = _keys(key_files)
+    _sign(record, track, division, results_store, keys, directory, supersedes=record.approved)
+
+
+@click.command("withdraw")
+@click.argument("run_id", metavar="ID")
+@click.option("--reason", required=True, help="Why, in one line: kept in the run's record.")
+@_ARTIFACTS
+def withdraw_command(run_id: str, reason: str, directory: Path) -> None:
+    """Take approved run ID off the board: its envelope leaves runs/ (git keeps its history)."""
+    from memrank._clock import now_utc
+    from memrank.runs.registry import find, save_record
+
+    record = find(run_id)
+    if record.approved is None:
+        raise UsageError(f"run {record.id} is not approved; there is nothing to withdraw")
+    envelope = directory / "runs" / f"{record.approved}.json"
+    if not envelope.is_file():
+        raise UsageError(f"{envelope}: not there; give the --artifacts it was approved into")
+    envelope.unlink()
+    note = f"withdrew {record.approved} at {now_utc():%Y-%m-%dT%H:%M:%SZ}: {reason}"
+    save_record(record.model_copy(update={"approved": None, "approval": note}))
+    click.echo(f"withdrawn:  {record.approved} ({envelope} removed)")
+    click.echo("next:       memrank build-site, then commit artifacts/ and site/")
+
+
+def _keys(key_files: tuple[Path, ...]) -> list[Ed25519PrivateKey]:
+    from memrank.artifacts import signing_key
+
+    return [signing_key(path) for path in key_files] or [signing_key(None)]
+
+
+def _root(directory: Path) -> Root | None:
+    from memrank.artifacts import load_trust
+
+    root_file = directory / "root.json"
+    return load_trust(root_file).root if root_file.is_file() else None
+
+
+def _sign(
+    record: RunRecord,
+    track: str,
+    division: str,
+    results_store: Path | None,
+    keys: list[Ed25519PrivateKey],
+    directory: Path,
+    *,
+    supersedes: str | None,
+) -> None:
+    from memrank._clock import now_utc
+    from memrank._files import check_writable
+    from memrank.artifacts import attest, keyid_of
+    from memrank.cli._preflight import check_signable
+    from memrank.result import Result
+    from memrank.runs.registry import RESULT, run_folder, save_record
+    from memrank.runs.review import review
+
+    check_signable(directory, keys, track)
+    reviewed = review(record, _root(directory), directory / "root.json", track)
+    if not reviewed.publishable:
+        raise AttestRefused(
+            f"run {record.id} cannot be published on {track!r}: " + "; ".join(reviewed.reasons)
+        )
+    check_writable(directory, option="--artifacts", folder=True)
+    attested = attest(
+        Result.load(run_folder(record.id) / RESULT),
+        track,
+        division,
+        keys,
+        artifacts=directory,
+        results_store=results_store,
+        supersedes=supersedes,
+    )
+    signers = ", ".join(keyid_of(key.public_key())[:12] for key in keys)
+    approval = f"{track}/{division} at {now_utc():%Y-%m-%dT%H:%M:%SZ} by key {signers}"
+    save_record(record.model_copy(update={"approved": attested.artifact_id, "approval": approval}))
+    click.echo(f"approved:   {record.id} as {attested.artifact_id}")
+    click.echo(f"envelope:   {attested.envelope}")
+    click.echo(f"scores:     {attested.scores_file}")
+    click.echo(f"result:     {attested.result_file}")
+    click.echo("next:       memrank build-site, then commit artifacts/ and site/")
