@@ -174,6 +174,7 @@ def _go(
     result.save(folder / RESULT)
     if request.save is not None:
         result.save(request.save)
+    journal_path.unlink()  # the result holds every trace now; the journal was for resuming
     measure, mean = headline(result)
     done = _ended(
         record,

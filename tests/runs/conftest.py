@@ -59,3 +59,11 @@ def memrank_here(*args: str) -> subprocess.CompletedProcess[str]:
     if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
         raise outcome.exception
     return subprocess.CompletedProcess(args, outcome.exit_code, outcome.stdout, outcome.stderr)
+
+
+slow = pytest.mark.skipif(
+    not (os.environ.get("MEMRANK_SLOW") or os.environ.get("CI")),
+    reason="slow (a whole second run, or a wheel built and installed): set MEMRANK_SLOW=1; "
+    "CI always runs it",
+)
+"""A test too slow for the everyday suite, run under CI and whenever MEMRANK_SLOW is set."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memrank.runs.registry import all_records, find
-from tests.runs.conftest import memrank_here
+from tests.runs.conftest import memrank_here, slow
 
 REPOSITORY = Path(__file__).parents[2]
 BOARD = """
@@ -81,6 +81,7 @@ def _keys_and_root(tmp_path: Path, pinned: Path) -> tuple[Path, Path]:
     return keys, artifacts
 
 
+@slow
 def test_submit_to_the_board(wheel_python: Path, home: Path, tmp_path: Path) -> None:
     def wheel_memrank(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -130,9 +131,19 @@ def test_submit_to_the_board(wheel_python: Path, home: Path, tmp_path: Path) -> 
     )  # fmt: skip
     assert again.returncode == 2 and "already approved" in again.stderr
 
+    corrected = memrank_here(
+        "supersede", run_id, "--track", "textual", "--division", "commercial",
+        "--key", str(keys / "release.pem"), "--artifacts", str(artifacts),
+    )  # fmt: skip
+    assert corrected.returncode == 0, corrected.stderr
+    correction = find(run_id).approved
+    assert correction not in (None, artifact_id)
+    verified = memrank_here("verify", str(artifacts))
+    assert verified.returncode == 0 and "2 verified, 0 refused" in verified.stdout, verified.stdout
+
     withdrawn = memrank_here("withdraw", run_id, "--reason", "test", "--artifacts", str(artifacts))
     assert withdrawn.returncode == 0, withdrawn.stderr
-    assert not (artifacts / "runs" / f"{artifact_id}.json").exists()
+    assert not (artifacts / "runs" / f"{correction}.json").exists()
     assert find(run_id).approved is None
 
 

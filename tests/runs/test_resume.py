@@ -12,7 +12,7 @@ import pytest
 import memrank
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
-from tests.runs.conftest import memrank_cli, memrank_process
+from tests.runs.conftest import memrank_cli, memrank_process, slow
 
 
 def _measured(result: Result) -> list[tuple[str, str | None, float | None]]:
@@ -80,6 +80,7 @@ def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
     assert record.state is RunState.DONE and record.exit_code == 0
 
 
+@slow
 def test_a_killed_run_is_lost_and_resumes_as_the_latest_stopped_run(
     home: Path, locomo_file: Path, tmp_path: Path, uninterrupted: Result
 ) -> None:
