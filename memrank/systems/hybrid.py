@@ -1,21 +1,21 @@
-"""hybrid: dense and BM25 rankings fused by weighted reciprocal rank, seeds grown by neighbours.
-
-The recipe the Agent Memory Leaderboard's first-cycle open-source winner (InvMem) describes,
-with all-MiniLM-L6-v2 (int8 ONNX) where InvMem used bge-small-en-v1.5:
+"""hybrid: dense and BM25 scores, each min-max normalised, fused by a weighted sum.
 
 1. one memory unit per message; a message longer than ``chunk_words`` words is split into
    chunks of ``chunk_words`` words overlapping by ``overlap_words`` (each chunk names its
    message in ``metadata["doc_id"]``);
-2. two rankings of every unit: dense cosine, and BM25 (units scoring zero are not in it);
-3. fused score ``dense_weight / (rrf_k + dense rank) + bm25_weight / (rrf_k + bm25 rank)``,
-   by default ``1/(60 + dense) + 0.5/(60 + bm25)``; ties in ingest order;
-4. the ``seeds`` best fused units, each followed by the ``window`` units before and after it
-   in ingest order that belong to the same session (``metadata["session_id"]``; documents
-   naming none count as one session), de-duplicated;
-5. filled to k from the fused ranking, and cut to k.
+2. two scores of every unit: dense cosine (all-MiniLM-L6-v2, int8 ONNX) and stemmed BM25;
+   each is min-max normalised over the unit's store, so the best unit scores 1 on each;
+3. fused score ``dense_weight * dense + (1 - dense_weight) * bm25``;
+4. a unit's final score is its fused score or ``neighbour_weight`` times the fused score of a
+   unit at most ``window`` places before or after it in the same session, whichever is larger:
+   a neighbour of a strong match is recalled only where it beats the units matched directly,
+   so expansion never crowds out a better direct match at small k;
+5. ranked by final score, ties in a fixed pseudo-random order of unit ids, cut to k.
 
-Every constant is a constructor argument and is recorded in the run (``components()``).
-Needs the optional extra ``memrank[dense]``.
+Every constant is a constructor argument and is recorded in the run (``components()``); the
+defaults were chosen on LoCoMo's smoke slice and the BEAM conversation, never on full LoCoMo
+(docs/evaluations.md). The recipe InvMem describes (reciprocal-rank fusion, seed expansion) is
+``memrank.systems.hybrid_invmem``. Needs the optional extra ``memrank[dense]``.
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ from memrank.errors import UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.bm25 import BM25Index
 from memrank.systems.dense import DIMENSIONS, MiniLM, require_dense
+from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import words
+from memrank.systems.ties import descending, tie_keys
 
-__all__ = ["Hybrid", "HybridAdapter", "split_words"]
+__all__ = ["DenseLexical", "Hybrid", "HybridAdapter", "split_words"]
 
 _WORD = re.compile(r"\S+")
 
@@ -64,41 +66,42 @@ def split_words(document: Document, size: int, overlap: int) -> list[Document]:
     return chunks
 
 
-class HybridAdapter(Memory):
-    """Dense + BM25 fused by weighted reciprocal rank, with same-session neighbour expansion."""
+class DenseLexical(Memory):
+    """Units embedded and BM25-indexed as they are told; what both hybrids share.
 
-    name, version = "hybrid", "1"
+    A subclass ranks (``retrieve``) and says how (``components``).
+    """
 
     def __init__(
         self,
-        chunk_words: int = 320,
-        overlap_words: int = 40,
-        rrf_k: float = 60.0,
-        dense_weight: float = 1.0,
-        bm25_weight: float = 0.5,
-        seeds: int = 20,
-        window: int = 1,
-        k1: float = 1.5,
-        b: float = 0.75,
-        batch_size: int = 64,
+        *,
+        chunk_words: int,
+        overlap_words: int,
+        window: int,
+        k1: float,
+        b: float,
+        stem: bool,
+        seed: int,
+        batch_size: int,
     ) -> None:
-        require_dense("the hybrid system")
+        require_dense(f"the {self.name} system")
         if not 0 <= overlap_words < chunk_words:
             raise UsageError(
                 f"overlap_words={overlap_words} must be at least 0 and below "
                 f"chunk_words={chunk_words}"
             )
-        if seeds < 1 or window < 0:
-            raise UsageError(f"seeds={seeds} must be at least 1 and window={window} at least 0")
-        self.chunk_words, self.overlap_words = chunk_words, overlap_words
-        self.rrf_k, self.dense_weight, self.bm25_weight = rrf_k, dense_weight, bm25_weight
-        self.seeds, self.window, self.k1, self.b = seeds, window, k1, b
+        if window < 0:
+            raise UsageError(f"window={window} must be at least 0")
+        self.chunk_words, self.overlap_words, self.window = chunk_words, overlap_words, window
+        self.k1, self.b, self.stem, self.seed = k1, b, stem, seed
+        self._terms = terms if stem else words
         self._embedder = MiniLM(batch_size)
         self._clear()
 
     def _clear(self) -> None:
         self._units: list[Document] = []
         self._sessions: list[object] = []
+        self._keys = np.zeros(0, dtype=np.uint64)
         self._vectors: npt.NDArray[np.float32] = np.zeros((0, DIMENSIONS), dtype=np.float32)
         self._lexical = BM25Index(self.k1, self.b)
 
@@ -113,58 +116,33 @@ class HybridAdapter(Memory):
         ]
         self._units.extend(units)
         self._sessions.extend(unit.metadata.get("session_id") for unit in units)
+        self._keys = np.concatenate([self._keys, tie_keys((u.id for u in units), self.seed)])
         self._vectors = np.vstack([self._vectors, self._embedder.encode([u.text for u in units])])
-        self._lexical.add([words(unit.text) for unit in units])
+        self._lexical.add([self._terms(unit.text) for unit in units])
 
-    def retrieve(
-        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
-    ) -> Recall:
-        if not self._units:
-            return Recall()
-        text = text_of(query)
-        fused = self._fused(text)
-        ranking = _descending(fused)
-        picked: list[int] = []
-        via: list[str] = []
-        for seed in ranking[: self.seeds]:
-            for position, how in [(int(seed), "seed"), *self._neighbours(int(seed))]:
-                if position not in picked:
-                    picked.append(position)
-                    via.append(how)
-        for position in ranking:
-            if len(picked) >= k:
-                break
-            if int(position) not in picked:
-                picked.append(int(position))
-                via.append("fill")
-        return Recall(
-            documents=tuple(self._units[p] for p in picked[:k]),
-            declared={
-                "fused": [round(float(fused[p]), 6) for p in picked[:k]],
-                "via": via[:k],
-                "units": len(self._units),
-            },
-        )
+    def _dense(self, text: str) -> npt.NDArray[np.float64]:
+        """Every unit's cosine with the query, in ingest order."""
+        similarity: npt.NDArray[np.float64] = (
+            self._vectors @ self._embedder.encode([text])[0]
+        ).astype(np.float64)
+        return similarity
 
-    def _fused(self, text: str) -> npt.NDArray[np.float64]:
-        count = len(self._units)
-        similarity = self._vectors @ self._embedder.encode([text])[0]
-        dense_rank = np.empty(count)
-        dense_rank[_descending(similarity.astype(np.float64))] = np.arange(1, count + 1)
-        fused: npt.NDArray[np.float64] = self.dense_weight / (self.rrf_k + dense_rank)
-        lexical = self._lexical.scores(words(text))
-        scored = np.flatnonzero(lexical > 0)
-        order = scored[np.lexsort((scored, -lexical[scored]))]
-        fused[order] += self.bm25_weight / (self.rrf_k + np.arange(1, len(order) + 1))
-        return fused
+    def _bm25(self, text: str) -> npt.NDArray[np.float64]:
+        """Every unit's BM25 score for the query, in ingest order (0 shares no term)."""
+        return self._lexical.scores(self._terms(text))
 
-    def _neighbours(self, seed: int) -> list[tuple[int, str]]:
+    def _ranking(self, scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+        """Unit positions by score, best first; ties in the fixed order of unit ids."""
+        return descending(scores, self._keys)
+
+    def _neighbours(self, unit: int) -> list[int]:
+        """The units at most ``window`` places before and after, in the same session."""
         found = []
         for offset in range(1, self.window + 1):
-            for position in (seed - offset, seed + offset):
+            for position in (unit - offset, unit + offset):
                 same = 0 <= position < len(self._units)
-                if same and self._sessions[position] == self._sessions[seed]:
-                    found.append((position, "neighbour"))
+                if same and self._sessions[position] == self._sessions[unit]:
+                    found.append(position)
         return found
 
     def cleanup(self) -> None:
@@ -176,20 +154,95 @@ class HybridAdapter(Memory):
     def components(self) -> dict[str, str]:
         return {
             "embedder": self._embedder.describe(),
-            "lexical": f"okapi bm25, k1={self.k1}, b={self.b}, lucene idf",
+            "lexical": f"okapi bm25, k1={self.k1}, b={self.b}, lucene idf, "
+            + (f"stemmed: {STEMMER}" if self.stem else "not stemmed"),
             "units": f"one per message; longer than {self.chunk_words} words: chunks of "
             f"{self.chunk_words} words overlapping by {self.overlap_words}",
-            "fusion": f"{self.dense_weight}/({self.rrf_k} + dense rank) + "
-            f"{self.bm25_weight}/({self.rrf_k} + bm25 rank)",
-            "expansion": f"top {self.seeds} fused seeds, each followed by {self.window} unit(s) "
-            "before and after it in the same session; de-duplicated; filled to k in fused order",
+            "ties": f"pseudo-random by unit id (blake2b, seed {self.seed})",
         }
 
 
-def _descending(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-    """Positions by score, best first; ties in ingest order."""
-    positions = np.arange(len(scores))
-    return positions[np.lexsort((positions, -scores))]
+class HybridAdapter(DenseLexical):
+    """Min-max normalised dense and BM25 scores, summed with weights; neighbours inherit."""
+
+    name, version = "hybrid", "2"
+
+    def __init__(
+        self,
+        dense_weight: float = 0.6,
+        neighbour_weight: float = 0.8,
+        window: int = 1,
+        chunk_words: int = 320,
+        overlap_words: int = 40,
+        k1: float = 1.5,
+        b: float = 0.75,
+        stem: bool = True,
+        seed: int = 0,
+        batch_size: int = 64,
+    ) -> None:
+        if not (0 <= dense_weight <= 1 and 0 <= neighbour_weight < 1):
+            raise UsageError(
+                f"dense_weight={dense_weight} must be within [0, 1] and "
+                f"neighbour_weight={neighbour_weight} within [0, 1)"
+            )
+        self.dense_weight, self.neighbour_weight = dense_weight, neighbour_weight
+        super().__init__(
+            chunk_words=chunk_words,
+            overlap_words=overlap_words,
+            window=window,
+            k1=k1,
+            b=b,
+            stem=stem,
+            seed=seed,
+            batch_size=batch_size,
+        )
+
+    def retrieve(
+        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
+    ) -> Recall:
+        if not self._units:
+            return Recall()
+        text = text_of(query)
+        fused = self.dense_weight * _minmax(self._dense(text))
+        fused += (1 - self.dense_weight) * _minmax(self._bm25(text))
+        final, via = fused.copy(), ["direct"] * len(fused)
+        if self.neighbour_weight > 0:
+            for position in self._ranking(fused)[:k]:  # only a top-k unit can lift one into k
+                lifted = self.neighbour_weight * fused[position]
+                for neighbour in self._neighbours(int(position)):
+                    if lifted > final[neighbour]:
+                        final[neighbour], via[neighbour] = lifted, "neighbour"
+        picked = [int(p) for p in self._ranking(final)[:k]]
+        return Recall(
+            documents=tuple(self._units[p] for p in picked),
+            declared={
+                "scores": [round(float(final[p]), 6) for p in picked],
+                "via": [via[p] for p in picked],
+                "units": len(self._units),
+            },
+        )
+
+    def components(self) -> dict[str, str]:
+        return {
+            **super().components(),
+            "fusion": f"{self.dense_weight} * minmax(cosine) + "
+            f"{round(1 - self.dense_weight, 6)} * minmax(bm25)",
+            "expansion": (
+                f"a unit scores at least {self.neighbour_weight} x the fused score of a top-k "
+                f"unit at most {self.window} place(s) away in its session"
+                if self.neighbour_weight > 0
+                else "none"
+            ),
+        }
+
+
+def _minmax(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Scores mapped onto [0, 1], lowest to highest; all 0 when every score is equal."""
+    low, high = scores.min(), scores.max()
+    if high <= low:
+        return np.zeros_like(scores)
+    normalised: npt.NDArray[np.float64] = (scores - low) / (high - low)
+    return normalised
 
 
 Hybrid = HybridAdapter

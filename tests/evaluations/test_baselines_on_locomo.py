@@ -15,6 +15,7 @@ from memrank import Evaluation, Result
 from memrank.cli import main
 from memrank.systems import FullContext, NoContext
 from memrank.systems.bm25 import BM25Index
+from memrank.systems.embedding_cache import CACHE_VARIABLE
 from memrank.systems.text import words
 
 
@@ -49,7 +50,10 @@ def test_memrank_run_bm25_locomo_runs_the_full_benchmark(data_dir: Path, tmp_pat
     assert {h for h in hits if h is not None} == {0.0, 1.0}  # binary, for a paired reading
 
 
-def test_hybrid_runs_the_smoke_slice_from_the_command_line(data_dir: Path, tmp_path: Path) -> None:
+def test_hybrid_runs_the_smoke_slice_from_the_command_line(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "embeddings"))
     saved = tmp_path / "hybrid.json"
     outcome = CliRunner().invoke(main, ["run", "hybrid", "locomo:smoke", "--save", str(saved)])
     assert outcome.exit_code == 0, outcome.output[-2000:]
@@ -58,14 +62,14 @@ def test_hybrid_runs_the_smoke_slice_from_the_command_line(data_dir: Path, tmp_p
     assert result.evaluation.slice == "smoke" and len(result.traces) == 199
     assert not result.failed
     components = result.system.components
-    assert components["fusion"] == "1.0/(60.0 + dense rank) + 0.5/(60.0 + bm25 rank)"
-    assert "top 20 fused seeds" in components["expansion"]
+    assert components["fusion"] == "0.6 * minmax(cosine) + 0.4 * minmax(bm25)"
+    assert "0.8 x the fused score of a top-k unit" in components["expansion"]
     assert "all-MiniLM-L6-v2 int8 onnx" in components["embedder"]
     recall = _mean(result, "evidence-recall@20.mean")
     assert recall is not None and recall > 0.4
     first = result.traces[0].recalled
     assert first is not None and len(first.documents) == 20
-    assert first.declared["via"][0] == "seed"
+    assert first.declared["via"][0] == "direct"  # a neighbour never outranks the best match
 
 
 def test_bm25_scores_equal_bm25s_up_to_its_constant_factor(locomo_smoke: Evaluation) -> None:

@@ -6,8 +6,11 @@ import math
 
 import pytest
 
+import memrank
 from memrank import Document
-from memrank.systems.bm25 import BM25, BM25Index
+from memrank.systems.bm25 import BM25, BM25Index, BM25Plain
+from memrank.systems.stemming import terms
+from memrank.systems.ties import tie_keys
 
 
 def _docs(*texts: str) -> list[Document]:
@@ -26,18 +29,44 @@ def test_the_okapi_formula_with_lucene_idf() -> None:
     assert list(index.scores(["unknown"])) == [0.0, 0.0, 0.0]
 
 
-def test_ties_keep_ingest_order_and_zero_scores_are_dropped() -> None:
+def test_ties_follow_a_fixed_order_of_ids_not_ingest_order_and_zeros_are_dropped() -> None:
+    texts = ["the red kite flew", "a red kite flew", "nothing here", "red kite flew"]
+    docs = _docs(*texts)
     memory = BM25()
     memory.prepare("unit")
-    memory.ingest(_docs("the red kite flew", "a red kite flew", "nothing here", "red kite flew"))
+    memory.ingest(docs)
     recall = memory.retrieve("red kite", k=10, user_id="unit")
-    assert [d.id for d in recall.documents] == ["d0", "d1", "d3"]  # equal scores, ingest order
-    assert len(set(recall.declared["scores"])) == 1
-    assert [d.id for d in memory.retrieve("red kite", k=2, user_id="unit").documents] == [
-        "d0",
-        "d1",
-    ]
+    assert len(set(recall.declared["scores"])) == 1  # three equal scores
+    keys = tie_keys(["d0", "d1", "d3"])
+    expected = [f"d{i}" for _, i in sorted(zip(keys.tolist(), [0, 1, 3], strict=True))]
+    assert [d.id for d in recall.documents] == expected
+    assert [d.id for d in memory.retrieve("red kite", k=2, user_id="unit").documents] == (
+        expected[:2]
+    )
+    told_backwards = BM25()
+    told_backwards.prepare("unit")
+    told_backwards.ingest(docs[::-1])
+    backwards = told_backwards.retrieve("red kite", k=10, user_id="unit")
+    assert [d.id for d in backwards.documents] == expected  # the order told plays no part
+    assert tie_keys(["d0"], seed=1)[0] != tie_keys(["d0"])[0]
     assert memory.retrieve("submarine", k=5, user_id="unit").documents == ()
+
+
+def test_stemming_matches_word_forms_that_plain_words_miss() -> None:
+    docs = _docs("Caroline adopted two cats", "a photo of the beach", "the adoption agency called")
+    stemmed, plain = BM25(), BM25Plain()
+    for memory in (stemmed, plain):
+        memory.prepare("unit")
+        memory.ingest(docs)
+    found = stemmed.retrieve("is she adopting a cat?", k=5, user_id="unit")
+    assert sorted(d.id for d in found.documents) == ["d0", "d2"]
+    assert found.documents[0].id == "d0"  # "adopt" and "cat" both match
+    assert plain.retrieve("is she adopting a cat?", k=5, user_id="unit").documents == ()
+    assert terms("Adopting cats, studies!") == ["adopt", "cat", "studi"]
+    assert "stemmed: snowball english" in stemmed.components()["words"]
+    assert plain.components()["words"].endswith("not stemmed")
+    assert (stemmed.name, stemmed.version, plain.name) == ("bm25", "2", "bm25-plain")
+    assert isinstance(memrank.system("bm25-plain"), BM25Plain)
 
 
 def test_a_rarer_word_outranks_a_common_one() -> None:

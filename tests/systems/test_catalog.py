@@ -21,13 +21,16 @@ def test_every_system_constructs_by_name_with_its_options() -> None:
     assert memrank.system("fixed-context", budget_words=100).components() == {
         "budget": "100 words: the most recent messages that fit"
     }
-    assert memrank.system("hybrid", seeds=3).components()["expansion"].startswith("top 3 fused")
+    assert memrank.system("hybrid-invmem", seeds=3).components()["expansion"].startswith(
+        "top 3 fused"
+    )
+    assert memrank.system("hybrid", neighbour_weight=0.0).components()["expansion"] == "none"
 
 
 def test_the_catalog_names_the_evaluations_and_the_dense_extra() -> None:
     outcome = CliRunner().invoke(main, ["catalog"])
     assert outcome.exit_code == 0
-    for name in ("bm25", "hybrid", "full-context", "fixed-context", "random"):
+    for name in ("bm25", "bm25-plain", "hybrid", "hybrid-invmem", "full-context", "random"):
         assert f"  {name} " in outcome.output
     for name in ("locomo", "longmemeval", "beam"):
         assert f"  {name} " in outcome.output
