@@ -8,6 +8,7 @@ from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
+from memrank.cli.merge import merge_command
 from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
 from memrank.cli.targets import targets_group
@@ -26,6 +27,7 @@ def main() -> None:
 main.add_command(run_command)
 main.add_command(catalog_command)
 main.add_command(pair_command)
+main.add_command(merge_command)
 main.add_command(serve_command)
 main.add_command(check_command)
 main.add_command(keys_group)
