@@ -14,7 +14,7 @@ together into the run made in one piece.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from memrank.errors import UsageError
 from memrank.evaluation import Evaluation
@@ -25,7 +25,8 @@ _SHARD = re.compile(r"^([1-9][0-9]*)/([1-9][0-9]*)$")
 _IN_SLICE = re.compile(r"^(?:(?P<slice>.+), )?shard (?P<index>[1-9][0-9]*)/(?P<count>[1-9][0-9]*)$")
 
 
-class Shard(NamedTuple):
+@dataclass(frozen=True)
+class Shard:
     """Shard ``index`` of ``count`` (1-based)."""
 
     index: int
