@@ -6,9 +6,17 @@ from collections.abc import Sequence
 
 from memrank.errors import MeasureRefused
 from memrank.measure import Measure, Scope, Value
+from memrank.measures import FailureRate, Latency
 from memrank.trace import Trace
 
-__all__ = ["apply"]
+__all__ = ["apply", "with_bookkeeping"]
+
+
+def with_bookkeeping(measures: Sequence[Measure]) -> tuple[Measure, ...]:
+    """The evaluation's measures, then memrank's own clock and bookkeeping unless already named."""
+    named = {m.name for m in measures}
+    extra = [m for m in (Latency(), FailureRate()) if m.name not in named]
+    return (*measures, *extra)
 
 
 def apply(measures: Sequence[Measure], traces: list[Trace], prior: Sequence[Value]) -> list[Value]:

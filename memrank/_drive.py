@@ -19,7 +19,7 @@ from memrank.result import ClearingRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
 from memrank.trace import Answered, Declared, Failure, Given, Step, Trace
 
-__all__ = ["Observer", "UnitOutcome", "drive"]
+__all__ = ["Observer", "UnitOutcome", "clearing_record", "drive"]
 
 _MESSAGE_CAP = 2000
 _NOTHING_DECLARED = Declared()  # shared: most systems declare nothing, and it is frozen
@@ -69,7 +69,7 @@ def drive(
             observed=None,
             why=f"a {system.kind} keeps no state between calls; there is nothing to clear",
         )
-    return traces, _clearing_record(evaluation, units, outcomes)
+    return traces, clearing_record(evaluation, len(units), outcomes)
 
 
 def _one_after_another(
@@ -266,9 +266,10 @@ def _trace(
     )
 
 
-def _clearing_record(
-    evaluation: Evaluation, units: list[Unit], outcomes: list[UnitOutcome]
+def clearing_record(
+    evaluation: Evaluation, units: int, outcomes: list[UnitOutcome]
 ) -> ClearingRecord:
+    """What the units' cleanups showed, as one record (a merge of shards reads it too)."""
     problems = [o.problem for o in outcomes if o.problem]
     observations = [o.observed for o in outcomes]
     if problems:
@@ -276,11 +277,11 @@ def _clearing_record(
     elif observations and all(o is True for o in observations):
         observed, why = (
             True,
-            f"every cleanup returned the state fingerprint to where it began ({len(units)} unit(s))",
+            f"every cleanup returned the state fingerprint to where it began ({units} unit(s))",
         )
     else:
         observed, why = (
             None,
             "the system declares no state fingerprint, so clearing could not be observed",
         )
-    return ClearingRecord(rule=evaluation.clearing, units=len(units), observed=observed, why=why)
+    return ClearingRecord(rule=evaluation.clearing, units=units, observed=observed, why=why)

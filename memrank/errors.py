@@ -14,6 +14,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── RefusedRun                  (exit 3)  memrank.run refused before touching the system
     ├── MeasureRefused              (exit 3)  a measure reads what the stored run never produced
     ├── PairingRefused              (exit 3)  two results that cannot be read side by side
+    ├── MergeRefused                (exit 3)  result files that are not the N shards of one run
     ├── ResultFileError             (exit 4)  a saved result that cannot be read back
     ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
     │   └── ContractError                     a response off the contract or API it answers
@@ -106,6 +107,7 @@ __all__ = [
     "NotCanonicalizable",
     "OutputUnwritable",
     "OversizeFile",
+    "MergeRefused",
     "PairingRefused",
     "PolicyRefused",
     "QuestionCountsDiffer",
@@ -191,6 +193,13 @@ class MeasureRefused(MemrankError):
 class PairingRefused(MemrankError):
     """memrank.paired refused two results: not one evaluation at one version, a refused run, or
     two values of one measure for one task."""
+
+    exit_code = 3
+
+
+class MergeRefused(MemrankError):
+    """memrank merge refused: not shards, a shard missing or repeated, or shards of different
+    systems, evaluations, pipelines or dataset bundles."""
 
     exit_code = 3
 

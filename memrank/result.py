@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
-from memrank.evaluation import Clearing, DatasetBundle
-from memrank.measure import Value
+from memrank.evaluation import Clearing, DatasetBundle, Evaluation
+from memrank.measure import Measure, Value
 from memrank.system import Document
 from memrank.trace import Given, Trace
 
@@ -71,6 +71,20 @@ class EvaluationRecord(BaseModel):
     measures: tuple[str, ...]
     """The names of the measures applied, in order."""
     slice: str | None = None
+
+    @classmethod
+    def of(cls, evaluation: Evaluation, measures: Sequence[Measure]) -> EvaluationRecord:
+        """The record of ``evaluation`` run with ``measures`` (in the order applied)."""
+        return cls(
+            name=evaluation.name,
+            version=evaluation.version,
+            task_count=len(evaluation.tasks),
+            clearing=evaluation.clearing,
+            track=evaluation.track,
+            k=evaluation.k,
+            measures=tuple(m.name for m in measures),
+            slice=evaluation.slice,
+        )
 
 
 class ClearingRecord(BaseModel):

@@ -9,17 +9,15 @@ Otherwise every task yields exactly one trace, whether the system answered or ra
 from __future__ import annotations
 
 import gc
-from collections.abc import Sequence
 from datetime import datetime
 
-from memrank._apply import apply
+from memrank._apply import apply, with_bookkeeping
 from memrank._clock import now_utc
 from memrank._drive import Observer, drive
 from memrank._refusal import refusal, unreadable
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation
 from memrank.measure import Measure
-from memrank.measures import FailureRate, Latency
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
 from memrank.system import System
@@ -45,17 +43,8 @@ def run(
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
     started = started or now_utc()
-    measures = _with_bookkeeping(evaluation.measures)
-    evaluation_record = EvaluationRecord(
-        name=evaluation.name,
-        version=evaluation.version,
-        task_count=len(evaluation.tasks),
-        clearing=evaluation.clearing,
-        track=evaluation.track,
-        k=evaluation.k,
-        measures=tuple(m.name for m in measures),
-        slice=evaluation.slice,
-    )
+    measures = with_bookkeeping(evaluation.measures)
+    evaluation_record = EvaluationRecord.of(evaluation, measures)
     refused = refusal(system, evaluation, measures)
     if refused is not None:
         return Result(
@@ -102,13 +91,6 @@ def measure(result: Result, *measures: Measure) -> Result:
             ),
         }
     )
-
-
-def _with_bookkeeping(measures: Sequence[Measure]) -> tuple[Measure, ...]:
-    """The evaluation's measures, then memrank's own clock and bookkeeping unless already named."""
-    named = {m.name for m in measures}
-    extra = [m for m in (Latency(), FailureRate()) if m.name not in named]
-    return (*measures, *extra)
 
 
 def _record_of(system: object, *, touched: bool) -> SystemRecord:

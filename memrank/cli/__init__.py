@@ -9,6 +9,7 @@ from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
 from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
+from memrank.cli.merge import merge_command
 from memrank.cli.pair import pair_command
 from memrank.cli.publish import (
     approve_command,
@@ -34,6 +35,7 @@ def main() -> None:
 main.add_command(run_command)
 main.add_command(catalog_command)
 main.add_command(pair_command)
+main.add_command(merge_command)
 main.add_command(serve_command)
 main.add_command(check_command)
 main.add_command(keys_group)

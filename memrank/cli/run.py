@@ -62,6 +62,12 @@ __all__ = ["run_command"]
     default=None,
     help="A progress line on stderr (tasks, units, rate, time left). Default: on a terminal.",
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Run only shard I of N (split by isolation unit, balanced by task count); "
+    "`memrank merge` puts the N results back together. A shard alone is not publishable.",
+)
 @click.option("--summary", is_flag=True, help="Print one line per measure, not per value.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
 @click.option("--run-id", hidden=True, help="Run under a record made beforehand (submit).")
@@ -74,6 +80,7 @@ def run_command(
     resume: str | None,
     place: str | None,
     progress: bool | None,
+    shard: str | None,
     summary: bool,
     as_json: bool,
     run_id: str | None,
@@ -83,6 +90,7 @@ def run_command(
     Exits 3 when the run is refused; a refused run is still saved when --save is given.
     Exits 130 when interrupted, keeping what was done: `--resume` goes on from there.
     """
+    from memrank.runs.shards import parse_shard
     from memrank.runs.summary import summary_json, summary_text
     from memrank.runs.tracked import Request, run_tracked
 
@@ -93,6 +101,7 @@ def run_command(
         concurrency=concurrency,
         save=save_path,
         place=place,
+        shard=parse_shard(shard) if shard is not None else None,
     )
     result, record = run_tracked(
         request,

@@ -65,6 +65,8 @@ class RunRecord(BaseModel):
     """The evaluation as named on the command line, slice included (``locomo:smoke``)."""
     options: tuple[str, ...] = ()
     """The ``--option KEY=VALUE`` texts, as given."""
+    shard: str | None = None
+    """``I/N`` when only that shard of the evaluation runs (``--shard``)."""
     place: str = "local"
     """Where the system ran: ``local`` (in this machine's memrank) or ``none`` (already running)."""
     state: RunState = RunState.RUNNING

@@ -29,6 +29,7 @@ from memrank.runs.registry import (
     run_folder,
     save_record,
 )
+from memrank.runs.shards import Shard, shard_of
 from memrank.runs.summary import headline
 
 __all__ = ["Request", "resume_command", "run_tracked"]
@@ -47,6 +48,8 @@ class Request:
     save: Path | None = None
     place: str | None = None
     """``local`` or ``none`` (``--on``); None: whatever the system is."""
+    shard: Shard | None = None
+    """Run only this shard of the evaluation (``--shard I/N``); None: all of it."""
 
 
 def run_tracked(
@@ -84,7 +87,18 @@ def run_tracked(
 
 
 def resume_command(record: RunRecord) -> str:
-    return f"memrank run {record.target} {record.evaluation} --resume {record.id}"
+    import shlex
+
+    more = [f"--option {shlex.quote(option)}" for option in record.options]
+    if record.shard:
+        more.append(f"--shard {record.shard}")
+    return " ".join(
+        ["memrank run", record.target, record.evaluation, *more, "--resume", record.id]
+    )
+
+
+def _shard_text(request: Request) -> str | None:
+    return str(request.shard) if request.shard is not None else None
 
 
 def _record(request: Request, run_id: str | None, resume: str | None) -> RunRecord:
@@ -96,13 +110,14 @@ def _record(request: Request, run_id: str | None, resume: str | None) -> RunReco
             target=request.target,
             evaluation=request.evaluation,
             options=request.options,
+            shard=_shard_text(request),
             created=now_utc(),
             place=request.place or "local",
         )
     if resume:
         record = find(resume)
-        asked = (request.target, request.evaluation, request.options)
-        if (record.target, record.evaluation, record.options) != asked:
+        asked = (request.target, request.evaluation, request.options, _shard_text(request))
+        if (record.target, record.evaluation, record.options, record.shard) != asked:
             raise UsageError(
                 f"run {record.id} is {record.target} on {record.evaluation} with options "
                 f"{list(record.options)}; resume it with: {resume_command(record)}"
@@ -111,8 +126,8 @@ def _record(request: Request, run_id: str | None, resume: str | None) -> RunReco
         matching = [
             r
             for r in all_records()
-            if (r.target, r.evaluation, r.options)
-            == (request.target, request.evaluation, request.options)
+            if (r.target, r.evaluation, r.options, r.shard)
+            == (request.target, request.evaluation, request.options, _shard_text(request))
             and r.state in _RESUMABLE
         ]
         if not matching:
@@ -141,6 +156,8 @@ def _go(
     made = system(request.target, **typed_options(request.target, request.options))
     _check_place(request, made)
     evaluation = evaluation_named(request.evaluation)
+    if request.shard is not None:
+        evaluation = shard_of(evaluation, request.shard)
     record = save_record(record.model_copy(update={"tasks": len(evaluation.tasks)}))
     journal_path = folder / JOURNAL
     if resuming and journal_path.is_file():
