@@ -14,6 +14,7 @@ from typing import Any
 
 from memrank._clock import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
+from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
@@ -57,6 +58,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         measures=tuple(m.name for m in measures),
         slice=evaluation.slice,
         binary=binary_names(measures),
+        budget=evaluation.budget,
     )
     refusal = _refusal(system, evaluation, measures)
     if refusal is not None:
@@ -70,6 +72,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         )
     assert isinstance(system, System)
     traces, clearing = _drive(system, evaluation, concurrency)
+    traces = hold_traces(traces, evaluation.budget)
     return Result(
         system=_record_of(system, touched=True),
         evaluation=evaluation_record,
