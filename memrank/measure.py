@@ -21,7 +21,7 @@ from memrank._types import FROZEN
 if TYPE_CHECKING:
     from memrank.trace import Trace
 
-__all__ = ["Decider", "Measure", "Scope", "Value"]
+__all__ = ["Decider", "Measure", "Scope", "Value", "binary_names"]
 
 
 class Scope(StrEnum):
@@ -106,6 +106,10 @@ class Measure:
     decider: ClassVar[Decider]
     produces: ClassVar[tuple[str, ...]] = ()
     """The value names it produces when they are not just ``name``."""
+    binary: ClassVar[tuple[str, ...]] = ()
+    """The value names that are 0 or 1 by construction (a hit, a match): read side by side with
+    a test for binary outcomes. Every other value name is read as continuous; the type is
+    declared here, never guessed from the values."""
 
     def names(self) -> tuple[str, ...]:
         """Every value name this measure produces."""
@@ -121,3 +125,8 @@ class Measure:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def binary_names(measures: Sequence[Measure]) -> tuple[str, ...]:
+    """Every value name the measures declare binary, in measure order."""
+    return tuple(name for m in measures for name in m.binary)

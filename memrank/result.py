@@ -18,9 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from memrank._types import FROZEN, UTCDateTime
+from memrank.budget import Budget
 from memrank.errors import ResultFileError
 from memrank.evaluation import Clearing, DatasetBundle, Evaluation
-from memrank.measure import Measure, Value
+from memrank.measure import Measure, Value, binary_names
 from memrank.system import Document
 from memrank.trace import Given, Trace
 
@@ -71,6 +72,11 @@ class EvaluationRecord(BaseModel):
     measures: tuple[str, ...]
     """The names of the measures applied, in order."""
     slice: str | None = None
+    budget: Budget | None = None
+    """The context budget the run's recalls were cut to, as the evaluation declared it."""
+    binary: tuple[str, ...] = ()
+    """The value names the measures declare binary (0 or 1); a paired reading tests them as
+    binary outcomes and every other value as continuous."""
 
     @classmethod
     def of(cls, evaluation: Evaluation, measures: Sequence[Measure]) -> EvaluationRecord:
@@ -84,6 +90,8 @@ class EvaluationRecord(BaseModel):
             k=evaluation.k,
             measures=tuple(m.name for m in measures),
             slice=evaluation.slice,
+            binary=binary_names(measures),
+            budget=evaluation.budget,
         )
 
 

@@ -16,8 +16,9 @@ from memrank._clock import now_utc
 from memrank._drive import Observer, drive
 from memrank._refusal import refusal, unreadable
 from memrank.errors import MeasureRefused, UsageError
+from memrank.budget import hold_traces
 from memrank.evaluation import Evaluation
-from memrank.measure import Measure
+from memrank.measure import Measure, binary_names
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
 from memrank.system import System
@@ -63,6 +64,7 @@ def run(
     finally:
         if collecting:
             gc.enable()
+    traces = hold_traces(traces, evaluation.budget)
     return Result(
         system=_record_of(system, touched=True),
         evaluation=evaluation_record,
@@ -87,7 +89,10 @@ def measure(result: Result, *measures: Measure) -> Result:
         update={
             "values": result.values + tuple(added),
             "evaluation": result.evaluation.model_copy(
-                update={"measures": result.evaluation.measures + tuple(m.name for m in measures)}
+                update={
+                    "measures": result.evaluation.measures + tuple(m.name for m in measures),
+                    "binary": result.evaluation.binary + binary_names(measures),
+                }
             ),
         }
     )
