@@ -20,8 +20,10 @@ from memrank.errors import BoardConfigError
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-__all__ = ["render_pages", "static_files"]
+__all__ = ["DEFAULT_TEMPLATES", "render_pages", "static_files"]
 
+DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
+"""The default theme, shipped inside the package so an installed wheel can build a board."""
 _STATIC = "static"
 
 
@@ -64,8 +66,8 @@ def _environment(templates: Path) -> Environment:
 
     if not templates.is_dir():
         raise BoardConfigError(
-            f"{templates}: no templates folder here; pass --templates DIR (the repository's "
-            "templates/ is the default theme)"
+            f"{templates}: no templates folder here; pass --templates DIR holding the theme, "
+            "or leave --templates out for the default one"
         )
     environment = Environment(
         loader=FileSystemLoader(templates),

@@ -23,7 +23,7 @@ from memrank.board.files import data_files, manifest
 from memrank.board.load import load
 from memrank.board.model import Board
 from memrank.board.pages import downloads
-from memrank.board.render import render_pages, static_files
+from memrank.board.render import DEFAULT_TEMPLATES, render_pages, static_files
 from memrank.errors import BoardError
 
 __all__ = ["Made", "assemble", "differences", "make", "write"]
@@ -41,8 +41,9 @@ class Made:
     """Every artifact the verifier refused, with its reason; none of them is in ``tree``."""
 
 
-def make(artifacts: Path, templates: Path, docs: Path) -> Made:
-    """Verify the artifacts, build the Board of those that verify, and render the site.
+def make(artifacts: Path, templates: Path | None, docs: Path) -> Made:
+    """Verify the artifacts, build the Board of those that verify, and render the site with
+    ``templates`` (None: the default theme inside the package).
 
     The parsed result files are dropped on return: the Board keeps only what it shows.
     """
@@ -50,7 +51,7 @@ def make(artifacts: Path, templates: Path, docs: Path) -> Made:
         loaded = load(artifacts)
         runs = loaded.verification.runs
         board = build_board(loaded.config, runs, loaded.trust, render_docs(docs), source_date())
-        tree = assemble(board, templates, downloads(runs))
+        tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs))
     return Made(board, tree, len(runs), loaded.verification.refusals)
 
 

@@ -142,7 +142,7 @@ def verify_only(artifacts: Path, *, typed: bool = False) -> float:
 
 def build_site(artifacts: Path, out: Path) -> tuple[float, int]:
     start = time.perf_counter()
-    tree = make(artifacts, REPOSITORY / "templates", REPOSITORY / "docs").tree
+    tree = make(artifacts, None, REPOSITORY / "docs").tree
     write(tree, out)
     return time.perf_counter() - start, len(tree)
 
