@@ -43,6 +43,9 @@ class Column(BaseModel):
     """The headline: the value name each cell shows."""
     direction: Direction
     """Whether a higher or a lower headline is better."""
+    categories: dict[str, str] = {}
+    """Labels for the evaluation's task categories, by the category as runs record it
+    (LoCoMo's ``"1"`` ... ``"5"``); a category without one is shown by its name alone."""
 
     @property
     def key(self) -> str:
@@ -110,6 +113,16 @@ class SiteConfig(BaseModel):
     """Where the site is published, ending in ``/``: sitemap.xml and the 404 page need it."""
     description: str = Field(min_length=1)
     """One or two sentences under the title of the front page."""
+    results_store: str | None = None
+    """Where result files can be fetched by digest: an https:// address with ``{sha256}`` in
+    it. Run pages link each result file there; the site never copies one."""
+
+    @field_validator("results_store")
+    @classmethod
+    def _store_by_digest(cls, store: str | None) -> str | None:
+        if store is not None and (not store.startswith("https://") or "{sha256}" not in store):
+            raise ValueError("give an https:// address holding {sha256}, or leave it out")
+        return store
 
     @field_validator("base_url")
     @classmethod

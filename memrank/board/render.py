@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from memrank.board import urls
 from memrank.board.model import Board
+from memrank.board.text import isolated, plain, short
 from memrank.errors import BoardConfigError
 
 if TYPE_CHECKING:
@@ -40,8 +41,9 @@ def render_pages(board: Board, templates: Path) -> dict[str, bytes]:
         page(track.path, "track.html", track=track)
     for run in board.runs:
         page(run.path, "run.html", run=run)
-    for pair in board.pairs:
-        page(pair.path, "pair.html", pair=pair)
+    for evaluation in board.evaluations:
+        page(evaluation.path, "evaluation.html", evaluation=evaluation)
+    page(urls.CHANGELOG, "changes.html")
     for doc in board.docs:
         page(doc.path, "doc.html", doc=doc)
     # Served for a missing path at any depth, so its links start at the site's own path.
@@ -134,6 +136,9 @@ def _label(name: str) -> str:
 
 
 FILTERS: dict[str, Callable[..., str]] = {
+    "text": isolated,
+    "plain": plain,
+    "short": short,
     "number": _number,
     "signed": _signed,
     "day": _day,

@@ -50,7 +50,14 @@ def make(artifacts: Path, templates: Path | None, docs: Path) -> Made:
     with _cycle_collection_paused():
         loaded = load(artifacts)
         runs = loaded.verification.runs
-        board = build_board(loaded.config, runs, loaded.trust, render_docs(docs), source_date())
+        board = build_board(
+            loaded.config,
+            runs,
+            loaded.trust,
+            render_docs(docs),
+            source_date(),
+            loaded.identities,
+        )
         tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs))
     return Made(board, tree, len(runs), loaded.verification.refusals)
 
@@ -75,7 +82,7 @@ def _cycle_collection_paused() -> Iterator[None]:
 
 def assemble(board: Board, templates: Path, downloads: Mapping[str, bytes]) -> dict[str, bytes]:
     """Every file of the site by root-relative path: pages, static assets, the downloads
-    (envelopes and result files), data files, and last the manifest of all of them."""
+    (signed envelopes), data files, and last the manifest of all of them."""
     tree: dict[str, bytes] = {}
     parts = (render_pages(board, templates), static_files(templates), downloads, data_files(board))
     for part in parts:
