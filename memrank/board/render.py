@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from memrank.board import urls
 from memrank.board.model import Board
-from memrank.board.text import isolated, plain, short
+from memrank.board.text import isolated, plain, short, visible
 from memrank.errors import BoardConfigError
 
 if TYPE_CHECKING:
@@ -139,6 +139,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "text": isolated,
     "plain": plain,
     "short": short,
+    "visible": visible,
     "number": _number,
     "signed": _signed,
     "day": _day,
