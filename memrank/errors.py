@@ -53,8 +53,14 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   │   ├── UnpinnedDataset               a dataset bundle the track does not pin
     │   │   └── QuestionCountsDiffer          question counts other than the track's baseline
     │   ├── ArtifactNameMismatch              runs/<name>.json where name is not the artifact id
-    │   ├── SubjectMissing                    the result file the statement names is not there
+    │   ├── ScoresMissing                     the scores file the statement names is not there
+    │   ├── ScoresMalformed                   a scores file not shaped as the format says
+    │   ├── ScoresDigestMismatch              the scores file's sha256 is not the signed one
+    │   │   └── ScoresSwapped                 ... because it is another run's scores file
+    │   ├── SubjectMissing                    the result file is not there (--deep: nor in the store)
+    │   ├── ResultStoreError                  the results store failed to answer (--deep)
     │   ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
+    │   ├── ScoresDiffer                      the scores file is not what its result file gives
     │   └── RunConflict                       one run_id, two artifacts, neither supersedes
     └── BoardError                  (exit 1)  the board cannot be built or checked as asked
         ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
@@ -109,6 +115,12 @@ __all__ = [
     "RootVersionRepeated",
     "RootVersionSkipped",
     "RunConflict",
+    "ResultStoreError",
+    "ScoresDiffer",
+    "ScoresDigestMismatch",
+    "ScoresMalformed",
+    "ScoresMissing",
+    "ScoresSwapped",
     "SchemaRefused",
     "SignatureRefused",
     "SiteOutOfDate",
@@ -351,6 +363,30 @@ class SubjectDigestMismatch(ArtifactRefused):
 
 class RunConflict(ArtifactRefused):
     """Two artifacts of one run_id, neither superseding the other."""
+
+
+class ScoresMissing(ArtifactRefused):
+    """The scores file the statement names is not in the artifacts directory."""
+
+
+class ScoresMalformed(ArtifactRefused):
+    """A scores file that is not canonical JSON shaped as docs/artifacts.md says."""
+
+
+class ScoresDigestMismatch(ArtifactRefused):
+    """A scores file whose sha256 is not the one the statement signed (it was edited)."""
+
+
+class ScoresSwapped(ScoresDigestMismatch):
+    """A scores file that belongs to another result file than the one the statement names."""
+
+
+class ScoresDiffer(ArtifactRefused):
+    """A scores file that is not what its (digest-checked) result file gives."""
+
+
+class ResultStoreError(ArtifactRefused):
+    """The results store did not answer for a result file: unreachable, timed out, an error."""
 
 
 # -- evaluation material ----------------------------------------------------------------------

@@ -26,6 +26,14 @@ from memrank.artifacts._root import (
     TrackPolicy,
     TrustedKey,
 )
+from memrank.artifacts._scores import (
+    SCORES_SCHEMA,
+    ScoreColumn,
+    ScoredEvaluation,
+    Scores,
+    read_scores,
+    scores_of,
+)
 from memrank.artifacts._statement import (
     PREDICATE_TYPE,
     STATEMENT_TYPE,
@@ -50,6 +58,7 @@ __all__ = [
     "MAX_RESULT_BYTES",
     "PREDICATE_TYPE",
     "ROOT_PAYLOAD_TYPE",
+    "SCORES_SCHEMA",
     "SIGNING_KEY_VARIABLE",
     "STATEMENT_TYPE",
     "Attested",
@@ -62,6 +71,9 @@ __all__ = [
     "Roles",
     "Root",
     "RunPredicate",
+    "ScoreColumn",
+    "ScoredEvaluation",
+    "Scores",
     "Statement",
     "TrackPolicy",
     "TrustRoot",
@@ -80,6 +92,8 @@ __all__ = [
     "parse_canonical",
     "public_hex",
     "read_root",
+    "read_scores",
+    "scores_of",
     "seal",
     "sign_root",
     "signing_key",

@@ -1,0 +1,255 @@
+"""The scores file: what the board reads of a run, as a pure function of its result file.
+
+A result file holds every trace (a full LoCoMo run is ~11 MB); the board needs only each task's
+id, group and category and, per task-scope measure, one column of numbers. ``scores_of`` derives
+exactly that, canonically, so that any implementation following docs/artifacts.md ("The scores
+file") writes the same bytes; ``read_scores`` reads them back, refusing what ``scores_of``
+could not have written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from memrank.artifacts._canonical import canonical_bytes, parse_canonical
+from memrank.errors import ResultFileError, ScoresMalformed
+from memrank.result import RESULT_SCHEMA
+
+__all__ = [
+    "ABSENT_WHY",
+    "SCORES_SCHEMA",
+    "ScoreColumn",
+    "Scores",
+    "ScoredEvaluation",
+    "read_scores",
+    "scores_of",
+    "scores_path",
+]
+
+SCORES_SCHEMA: Literal["memrank.scores/v1"] = "memrank.scores/v1"
+ABSENT_WHY = "the result file holds no value of this measure for this task"
+"""The why of a task the measure produced no value for (absent is not zero)."""
+_SHA256 = r"^[0-9a-f]{64}$"
+_READ = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+def scores_path(sha256: str) -> str:
+    """Where the scores file of the result file that hashes to ``sha256`` lives."""
+    return f"scores/{sha256}.json"
+
+
+class ScoredEvaluation(BaseModel):
+    """Which evaluation the tasks are of."""
+
+    model_config = _READ
+    name: str
+    """The evaluation's name (``locomo``)."""
+    version: str
+    """Its version (``locomo10@v1+79fa87e9``): a board column shows one version."""
+
+
+class ScoreColumn(BaseModel):
+    """One task-scope measure over every task, in the tasks' order."""
+
+    model_config = _READ
+    decider: str
+    """Who decided every value of the measure (memrank, rule, model, system)."""
+    values: list[float | None]
+    """Per task: the number, or None when it could not be decided or was never produced."""
+    why: dict[int, str]
+    """Task index -> why its value is None; present exactly where the value is None."""
+    count: list[int | None] | None = None
+    """Per task, for a share: the count the value is of; None when no value is a share."""
+    total: list[int | None] | None = None
+    """Per task, for a share: out of how many."""
+
+
+class Scores(BaseModel):
+    """A parsed scores file."""
+
+    model_config = _READ
+    result_sha256: str = Field(pattern=_SHA256)
+    """The sha256 of the result file these scores are a function of."""
+    result_size: int = Field(ge=0)
+    """The result file's length in bytes: a store that serves more is refused early."""
+    evaluation: ScoredEvaluation
+    task_ids: list[str]
+    """Every task, in evaluation (trace) order; the columns follow it."""
+    groups: list[str | None]
+    """Per task, its group: the cluster paired tests respect."""
+    categories: list[str | None]
+    """Per task, its category."""
+    measures: dict[str, ScoreColumn]
+    """Per task-scope measure, its column."""
+
+    @model_validator(mode="after")
+    def _columns_line_up(self) -> Scores:
+        n = len(self.task_ids)
+        if len(set(self.task_ids)) != n:
+            raise ValueError("task ids repeat")
+        if len(self.groups) != n or len(self.categories) != n:
+            raise ValueError(f"groups and categories must have one entry per task ({n})")
+        for name, column in self.measures.items():
+            lengths = [len(column.values)]
+            lengths += [len(part) for part in (column.count, column.total) if part is not None]
+            if set(lengths) != {n}:
+                raise ValueError(f"measure {name!r}: a column must have one entry per task ({n})")
+            if (column.count is None) != (column.total is None):
+                raise ValueError(f"measure {name!r}: count and total come together")
+            undecided = {i for i, value in enumerate(column.values) if value is None}
+            if set(column.why) != undecided:
+                raise ValueError(f"measure {name!r}: a why is kept exactly where a value is null")
+        return self
+
+
+def scores_of(result_bytes: bytes) -> bytes:
+    """The canonical scores file of the result file ``result_bytes`` (docs/artifacts.md).
+
+    ResultFileError when the bytes are not a memrank result file, or when its task-scope
+    values cannot be laid out as columns (a value of a task with no trace, a task with two
+    values of one measure, a measure decided by two deciders).
+    """
+    try:
+        result = orjson.loads(result_bytes)
+        if not isinstance(result, dict) or result.get("schema") != RESULT_SCHEMA:
+            raise TypeError(f"its schema is not {RESULT_SCHEMA!r}")
+        document = _scores_document(result)
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as exc:
+        raise ResultFileError(f"cannot derive scores: not a memrank result file ({exc})") from None
+    document["result_sha256"] = hashlib.sha256(result_bytes).hexdigest()
+    document["result_size"] = len(result_bytes)
+    return canonical_bytes(document, what="the scores file")
+
+
+def _scores_document(result: dict[str, Any]) -> dict[str, Any]:
+    position: dict[str, int] = {}
+    tasks: dict[str, list[Any]] = {"id": [], "group": [], "category": []}
+    for trace in result["traces"]:
+        task = trace["task"]
+        if task["id"] in position:
+            continue  # a later attempt of a task already placed
+        position[task["id"]] = len(position)
+        tasks["id"].append(task["id"])
+        tasks["group"].append(task["group"])
+        tasks["category"].append(task["category"])
+    columns: dict[str, dict[str, Any]] = {}
+    for value in result["values"]:
+        if value["task_id"] is None:
+            continue
+        name, task_id = value["measure"], value["task_id"]
+        if task_id not in position:
+            raise TypeError(f"a value of {name!r} names task {task_id!r}, which has no trace")
+        column = columns.setdefault(name, _empty_column(value["decider"], len(position)))
+        at = position[task_id]
+        if column["decider"] != value["decider"]:
+            raise TypeError(
+                f"measure {name!r} is decided by both {column['decider']} and {value['decider']}"
+            )
+        if at in column["_seen"]:
+            raise TypeError(f"task {task_id!r} has two values of {name!r}")
+        column["_seen"].add(at)
+        column["values"][at] = value["value"]
+        column["_why"][at] = value["why"] if value["value"] is None else None
+        column["count"][at] = value["count"]
+        column["total"][at] = value["total"]
+    return {
+        "schema": SCORES_SCHEMA,
+        "evaluation": {
+            "name": result["evaluation"]["name"],
+            "version": result["evaluation"]["version"],
+        },
+        "tasks": tasks,
+        "measures": {name: _finished(column) for name, column in columns.items()},
+    }
+
+
+def _empty_column(decider: str, n: int) -> dict[str, Any]:
+    return {
+        "decider": decider,
+        "values": [None] * n,
+        "_why": [ABSENT_WHY] * n,
+        "_seen": set(),
+        "count": [None] * n,
+        "total": [None] * n,
+    }
+
+
+def _finished(column: dict[str, Any]) -> dict[str, Any]:
+    """The column as written: reasons grouped, counts only for a share."""
+    grouped: dict[str, list[int]] = {}
+    for at, why in enumerate(column["_why"]):
+        if why is not None:
+            grouped.setdefault(why, []).append(at)
+    share = any(count is not None for count in column["count"])
+    return {
+        "decider": column["decider"],
+        "values": column["values"],
+        # Each distinct reason once, with the tasks it explains: a reason repeats by the
+        # hundred in a real run, and spelled out per task it would dwarf the numbers.
+        "why": [[why, indices] for why, indices in grouped.items()],
+        "count": column["count"] if share else None,
+        "total": column["total"] if share else None,
+    }
+
+
+def read_scores(raw: bytes, *, source: str) -> Scores:
+    """Parse a scores file, refusing bytes that are not exactly what ``scores_of`` writes."""
+    data = parse_canonical(raw, source=source)
+    try:
+        if not isinstance(data, dict) or data.get("schema") != SCORES_SCHEMA:
+            raise TypeError(f"its schema is not {SCORES_SCHEMA!r}")
+        if set(data) != {
+            "schema",
+            "result_sha256",
+            "result_size",
+            "evaluation",
+            "tasks",
+            "measures",
+        }:
+            raise TypeError(f"unexpected fields {sorted(data)}")
+        tasks = data["tasks"]
+        if not isinstance(tasks, dict) or set(tasks) != {"id", "group", "category"}:
+            raise TypeError("tasks must hold exactly id, group and category")
+        measures = {name: _column_of(column) for name, column in data["measures"].items()}
+        return Scores.model_validate(
+            {
+                "result_sha256": data["result_sha256"],
+                "result_size": data["result_size"],
+                "evaluation": data["evaluation"],
+                "task_ids": tasks["id"],
+                "groups": tasks["group"],
+                "categories": tasks["category"],
+                "measures": measures,
+            }
+        )
+    except (AttributeError, KeyError, TypeError, ValueError, ValidationError) as exc:
+        reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+        raise ScoresMalformed(
+            f"{source}: not a memrank scores file ({reason}); derive it with `memrank attest`"
+        ) from None
+
+
+def _column_of(column: dict[str, Any]) -> dict[str, Any]:
+    """A written column as ScoreColumn's fields: grouped reasons back to index -> why."""
+    if set(column) != {"decider", "values", "why", "count", "total"}:
+        raise TypeError(f"a measure holds {sorted(column)}, not decider, values, why, count, total")
+    why: dict[int, str] = {}
+    last = -1
+    for reason, indices in column["why"]:
+        if not indices or indices[0] <= last or indices != sorted(set(indices)):
+            raise TypeError("why groups are ordered by their first task, indices ascending")
+        last = indices[0]
+        for at in indices:
+            if at in why:
+                raise TypeError(f"task {at} has two reasons")
+            why[at] = reason
+    if len({reason for reason, _ in column["why"]}) != len(column["why"]):
+        raise TypeError("a reason is listed twice")
+    values = [
+        float(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in column["values"]
+    ]
+    return {**column, "values": values, "why": why}

@@ -1,0 +1,271 @@
+"""The scores file: a second, minimal implementation written from docs/artifacts.md alone must
+produce memrank's bytes exactly, and read_scores refuses what scores_of could not have written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import memrank
+from memrank.artifacts import Scores, read_scores, scores_of
+from memrank.errors import NonCanonicalPayload, ResultFileError, ScoresMalformed
+from memrank.result import Result
+from memrank.systems import WordOverlap
+
+# -- the second implementation: standard library only, from the spec's words -----------------
+
+ABSENT = "the result file holds no value of this measure for this task"
+
+
+def es_number(x: float | int) -> str:
+    """ECMAScript Number::toString, which RFC 8785 prints numbers with."""
+    if isinstance(x, int):
+        return str(x)
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + es_number(-x)
+    mantissa, _, exp = repr(x).replace("e+", "e").partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    # n: the position of the decimal point relative to the digits (ECMAScript's n).
+    n = (
+        len(whole) + int(exp or 0)
+        if whole != "0"
+        else int(exp or 0) - (len(frac) - len(frac.lstrip("0")))
+    )
+    digits = digits.rstrip("0") or "0"
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    e = n - 1
+    sign = "+" if e >= 0 else "-"
+    head = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{head}e{sign}{abs(e)}"
+
+
+def jcs(value: Any) -> str:
+    """RFC 8785: no whitespace, keys sorted by UTF-16 code units, minimal string escapes."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        assert not isinstance(value, float) or math.isfinite(value)
+        return es_number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(jcs(item) for item in value) + "]"
+    keys = sorted(value, key=lambda key: key.encode("utf-16-be"))
+    return "{" + ",".join(f"{jcs(key)}:{jcs(value[key])}" for key in keys) + "}"
+
+
+def independent_scores(result_bytes: bytes) -> bytes:
+    result = json.loads(result_bytes)
+    order: dict[str, int] = {}
+    tasks: dict[str, list[Any]] = {"id": [], "group": [], "category": []}
+    for trace in result["traces"]:
+        task = trace["task"]
+        if task["id"] not in order:
+            order[task["id"]] = len(order)
+            for field, key in (("id", "id"), ("group", "group"), ("category", "category")):
+                tasks[field].append(task[key])
+    n = len(order)
+    measures: dict[str, dict[str, Any]] = {}
+    for value in result["values"]:
+        if value["task_id"] is None:
+            continue
+        column = measures.setdefault(
+            value["measure"],
+            {
+                "decider": value["decider"],
+                "values": [None] * n,
+                "whys": [ABSENT] * n,
+                "count": [None] * n,
+                "total": [None] * n,
+            },
+        )
+        at = order[value["task_id"]]
+        column["values"][at] = value["value"]
+        column["whys"][at] = value["why"] if value["value"] is None else None
+        column["count"][at] = value["count"]
+        column["total"][at] = value["total"]
+    for column in measures.values():
+        groups: dict[str, list[int]] = {}
+        for at, why in enumerate(column.pop("whys")):
+            if why is not None:
+                groups.setdefault(why, []).append(at)
+        column["why"] = [[why, at] for why, at in groups.items()]
+        if all(count is None for count in column["count"]):
+            column["count"] = column["total"] = None
+    document = {
+        "schema": "memrank.scores/v1",
+        "result_sha256": hashlib.sha256(result_bytes).hexdigest(),
+        "result_size": len(result_bytes),
+        "evaluation": {
+            "name": result["evaluation"]["name"],
+            "version": result["evaluation"]["version"],
+        },
+        "tasks": tasks,
+        "measures": measures,
+    }
+    return jcs(document).encode()
+
+
+# -- results to derive from ------------------------------------------------------------------
+
+
+def crafted_result() -> bytes:
+    """A result file's fields scores read, with every corner the spec names: a retried task,
+    a share, a null, a value never produced, odd numbers, keys beyond the BMP, a group value."""
+
+    def trace(task_id: str, group: str | None, category: str | None) -> dict[str, Any]:
+        return {"task": {"id": task_id, "group": group, "category": category}}
+
+    def value(measure: str, task: str | None, number: float | None, **extra: Any) -> dict:
+        return {
+            "measure": measure,
+            "decider": extra.pop("decider", "rule"),
+            "task_id": task,
+            "group": extra.pop("group", None),
+            "value": number,
+            "why": extra.pop("why", "decided"),
+            "count": extra.pop("count", None),
+            "total": extra.pop("total", None),
+        }
+
+    result = {
+        "schema": "memrank.result/v1",
+        "evaluation": {"name": "craft", "version": "craft@v1"},
+        "traces": [
+            trace('b"2', "g1", "x"),
+            trace("a\u00e91", None, None),
+            trace('b"2', "g1", "x"),
+            trace("c\U0001f600", "g2", "\u2028"),
+        ],
+        "values": [
+            value("m\U0001f600", "a\u00e91", 1e21),
+            value("m\uffff", "a\u00e91", 1e-7),
+            value("share", 'b"2', 0.5, count=1, total=2),
+            value("share", "c\U0001f600", None, why="could not\n\tdecide \u0007"),
+            value("frac", 'b"2', 1 / 3),
+            value("frac", "a\u00e91", 123456789.125),
+            value("frac", "c\U0001f600", -0.0),
+            value("frac", None, 0.5, group="g1"),
+            value("frac", None, 0.25),
+            value("latency", 'b"2', 12.0, decider="memrank"),
+        ],
+    }
+    return json.dumps(result).encode()
+
+
+@pytest.fixture(scope="module")
+def locomo_result(shared_data: Path) -> bytes:
+    from memrank.evaluations import locomo
+
+    run = memrank.run(memrank.system("bm25"), locomo("smoke", path=shared_data / "locomo"))
+    return run.to_bytes()
+
+
+def test_independent_implementation_gives_the_same_bytes_on_crafted_corners() -> None:
+    raw = crafted_result()
+    assert scores_of(raw) == independent_scores(raw)
+    scores = read_scores(scores_of(raw), source="crafted")
+    assert scores.task_ids == ['b"2', "a\u00e91", "c\U0001f600"]
+    assert scores.groups == ["g1", None, "g2"]
+    share = scores.measures["share"]
+    assert share.count == [1, None, None] and share.total == [2, None, None]
+    assert share.why == {1: ABSENT, 2: "could not\n\tdecide \u0007"}
+    assert scores.measures["frac"].values == [1 / 3, 123456789.125, 0.0]
+    assert scores.measures["latency"].decider == "memrank"
+    assert scores.measures["frac"].count is None
+
+
+def test_independent_implementation_gives_the_same_bytes_on_a_real_run(
+    locomo_result: bytes,
+) -> None:
+    made = scores_of(locomo_result)
+    assert made == independent_scores(locomo_result)
+    scores = read_scores(made, source="smoke")
+    assert scores.result_sha256 == hashlib.sha256(locomo_result).hexdigest()
+    assert scores.evaluation.name == "locomo"
+    # Absent is not zero: every null of the real run carries the why the result gave it.
+    result = Result.from_bytes(locomo_result)
+    nulls = [v for v in result.values if v.task_id is not None and v.value is None]
+    assert nulls
+    for value in nulls:
+        column = scores.measures[value.measure]
+        assert column.why[scores.task_ids.index(value.task_id)] == value.why
+
+
+def test_demo_run_scores_read_back(demo: memrank.Evaluation) -> None:
+    raw = memrank.run(WordOverlap(), demo).to_bytes()
+    scores = read_scores(scores_of(raw), source="demo")
+    assert isinstance(scores, Scores)
+    assert scores.measures["word-match"].values == [1.0, 1.0, 1.0, 0.0, 1.0]
+    assert "demo-score" not in scores.measures  # group-scope values stay in the result file
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda d: d["values"].append({**d["values"][0], "task_id": "ghost"}), "no trace"),
+        (lambda d: d["values"].append(d["values"][4]), "two values"),
+        (
+            lambda d: d["values"].append(
+                {**d["values"][4], "task_id": "a\u00e91", "decider": "model"}
+            ),
+            "decided by both",
+        ),
+        (lambda d: d.update(schema="memrank.result/v0"), "schema"),
+    ],
+)
+def test_a_result_that_cannot_be_laid_out_is_refused(edit, reason: str) -> None:
+    data = json.loads(crafted_result())
+    edit(data)
+    with pytest.raises(ResultFileError, match=reason):
+        scores_of(json.dumps(data).encode())
+
+
+def _rewrite(raw: bytes, edit) -> bytes:
+    from memrank.artifacts import canonical_bytes
+
+    data = json.loads(raw)
+    edit(data)
+    return canonical_bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda d: d["tasks"]["id"].pop(), "one entry per task"),
+        (lambda d: d["measures"]["share"]["why"].pop(), "exactly where a value is null"),
+        (lambda d: d["measures"]["share"].update(total=None), "count and total"),
+        (lambda d: d["measures"]["share"]["why"].reverse(), "ordered by their first task"),
+        (lambda d: d.update(extra=1), "unexpected fields"),
+        (lambda d: d["tasks"]["id"].__setitem__(1, 'b"2'), "repeat"),
+        (lambda d: d["measures"]["frac"]["values"].__setitem__(0, "1"), "valid number"),
+    ],
+)
+def test_read_scores_refuses_a_file_scores_of_could_not_write(edit, reason: str) -> None:
+    raw = _rewrite(scores_of(crafted_result()), edit)
+    with pytest.raises(ScoresMalformed, match=reason):
+        read_scores(raw, source="scores/x.json")
+
+
+def test_read_scores_refuses_non_canonical_bytes() -> None:
+    raw = scores_of(crafted_result())
+    with pytest.raises(NonCanonicalPayload):
+        read_scores(raw + b"\n", source="scores/x.json")
