@@ -1,23 +1,21 @@
-"""INTERIM: stand-ins for interfaces other modules are adding (the scores file of
-memrank.artifacts, the columnar clustered statistics of memrank.stats). Same names and shapes;
-deleted when those land, with the imports in ``memrank.board.columns`` pointed at them.
+"""INTERIM: stand-ins for interfaces other modules are adding (``VerifiedRun.scores``, and
+the columnar clustered statistics of memrank.stats). Same names and shapes; deleted when those
+land, with the imports in ``memrank.board.reading`` and ``pages`` pointed at them.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from memrank.artifacts import VerifiedRun
+from memrank.artifacts import Scores, VerifiedRun, read_scores, scores_of
 
 __all__ = [
     "MeanInterval",
     "RankRange",
-    "ScoreColumn",
-    "Scores",
     "mean_interval",
     "pairwise_p_values",
     "scores_of_run",
@@ -25,55 +23,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ScoreColumn:
-    decider: str
-    values: list[float | None]
-    why: dict[int, str]
-    count: list[int | None] | None = None
-    total: list[int | None] | None = None
-
-
-@dataclass(frozen=True)
-class Scores:
-    result_sha256: str
-    evaluation_name: str
-    evaluation_version: str
-    task_ids: list[str]
-    groups: list[str | None]
-    categories: list[str | None]
-    measures: dict[str, ScoreColumn] = field(default_factory=dict)
-
-
 def scores_of_run(run: VerifiedRun) -> Scores:
-    result = run.result
-    ids = list(dict.fromkeys(trace.task.id for trace in result.traces))
-    task = {trace.task.id: trace.task for trace in result.traces}
-    at = {task_id: i for i, task_id in enumerate(ids)}
-    columns: dict[str, dict[str, object]] = {}
-    for value in result.values:
-        if value.task_id is None or value.task_id not in at:
-            continue
-        column = columns.setdefault(
-            value.measure,
-            {"decider": value.decider.value, "values": [None] * len(ids), "why": {}},
-        )
-        column["values"][at[value.task_id]] = value.value  # type: ignore[index]
-        if value.value is None:
-            column["why"][at[value.task_id]] = value.why  # type: ignore[index]
-    for column in columns.values():
-        for i, v in enumerate(column["values"]):  # type: ignore[arg-type]
-            if v is None and i not in column["why"]:  # type: ignore[operator]
-                column["why"][i] = "no value"  # type: ignore[index]
-    return Scores(
-        result_sha256=run.statement.subject[0].digest.sha256,
-        evaluation_name=run.predicate.evaluation.name,
-        evaluation_version=run.predicate.evaluation.version,
-        task_ids=ids,
-        groups=[task[i].group for i in ids],
-        categories=[task[i].category for i in ids],
-        measures={name: ScoreColumn(**c) for name, c in columns.items()},  # type: ignore[arg-type]
-    )
+    """The run's scores: ``VerifiedRun.scores`` once the verifier reads scores files."""
+    found = getattr(run, "scores", None)
+    if isinstance(found, Scores):
+        return found
+    return read_scores(scores_of(run.result_bytes), source=str(run.result_path))
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from memrank.artifacts import VerifiedRun
+from memrank.artifacts import Scores
 from memrank.board._interim import (
     MeanInterval,
     RankRange,
-    Scores,
     mean_interval,
     pairwise_p_values,
     scores_of_run,

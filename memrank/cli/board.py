@@ -82,7 +82,7 @@ def build_site_command(
     write(tree, out)
     click.echo(
         f"built {out}: {len(tree)} file(s), {len(board.runs)} run page(s), "
-        f"{len(board.pairs)} pair page(s); {accepted}"
+        f"{len(board.evaluations)} evaluation page(s); {accepted}"
     )
 
 
