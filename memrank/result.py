@@ -68,6 +68,9 @@ class EvaluationRecord(BaseModel):
     measures: tuple[str, ...]
     """The names of the measures applied, in order."""
     slice: str | None = None
+    binary: tuple[str, ...] = ()
+    """The value names the measures declare binary (0 or 1); a paired reading tests them as
+    binary outcomes and every other value as continuous."""
 
 
 class ClearingRecord(BaseModel):

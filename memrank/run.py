@@ -18,6 +18,7 @@ from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
+from memrank.measures.kinds import binary_names
 from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
@@ -55,6 +56,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         k=evaluation.k,
         measures=tuple(m.name for m in measures),
         slice=evaluation.slice,
+        binary=binary_names(measures),
     )
     refusal = _refusal(system, evaluation, measures)
     if refusal is not None:
@@ -92,7 +94,10 @@ def measure(result: Result, *measures: Measure) -> Result:
         update={
             "values": result.values + tuple(added),
             "evaluation": result.evaluation.model_copy(
-                update={"measures": result.evaluation.measures + tuple(m.name for m in measures)}
+                update={
+                    "measures": result.evaluation.measures + tuple(m.name for m in measures),
+                    "binary": result.evaluation.binary + binary_names(measures),
+                }
             ),
         }
     )

@@ -184,7 +184,9 @@ def _track(
                 for column, reading in zip(track.columns, readings, strict=True)
             ),
             notices=tuple(
-                f"{reading.column.title}: {reading.notice}" for reading in readings if reading.notice
+                f"{reading.column.title}: {reading.notice}"
+                for reading in readings
+                if reading.notice
             ),
             overall=track.overall,
             ranking_column=ranking.title if ranking else None,
@@ -194,6 +196,7 @@ def _track(
         notes=notes,
         shown=shown,
     )
+
 
 def _place(
     name: str, track: TrackConfig, runs: Sequence[VerifiedRun]

@@ -27,7 +27,9 @@ def changes(runs: Sequence[VerifiedRun]) -> tuple[Change, ...]:
     found = []
     for run in runs:
         p = run.predicate
-        what = f"{p.system.name} ({version_shown(run)}) on {p.evaluation.name} {p.evaluation.version}"
+        what = (
+            f"{p.system.name} ({version_shown(run)}) on {p.evaluation.name} {p.evaluation.version}"
+        )
         found.append(
             Change(
                 at=p.issued_at,
@@ -52,8 +54,8 @@ def feed(board: Board) -> bytes:
         '<feed xmlns="http://www.w3.org/2005/Atom">',
         f"  <title>{escape(board.title)}: changes</title>",
         f"  <id>{escape(board.base_url + urls.CHANGELOG)}</id>",
-        f"  <link rel=\"alternate\" href={quoteattr(board.base_url + urls.CHANGELOG)}/>",
-        f"  <link rel=\"self\" href={quoteattr(board.base_url + urls.FEED)}/>",
+        f'  <link rel="alternate" href={quoteattr(board.base_url + urls.CHANGELOG)}/>',
+        f'  <link rel="self" href={quoteattr(board.base_url + urls.FEED)}/>',
         f"  <updated>{stamp}</updated>",
         f"  <author><name>{escape(board.title)}</name></author>",
     ]

@@ -7,10 +7,12 @@ run page's comparison table and the compare-two data are rows of its matrices.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memrank.board import urls
+from memrank.board.config import Direction
 from memrank.board.model import (
     CategoryRow,
     Cell,
@@ -23,12 +25,9 @@ from memrank.board.model import (
 )
 from memrank.board.pages import run_link
 from memrank.board.reading import ColumnReading, Headline
-from memrank.board.config import Direction
+from memrank.stats import LEVEL
 
-__all__ = ["LEVEL", "Shown", "cell_of", "evaluation_page", "shown_in"]
-
-LEVEL = 0.05
-"""The significance level of ranks and verdicts; intervals are the matching 95%."""
+__all__ = ["Shown", "cell_of", "evaluation_page", "shown_in"]
 
 
 @dataclass(frozen=True)
@@ -92,10 +91,8 @@ def evaluation_page(
         forest_path=urls.evaluation_file(track, column.evaluation, "forest.svg"),
         matrix_path=urls.evaluation_file(track, column.evaluation, "matrix.svg"),
         data_path=urls.evaluation_file(track, column.evaluation, "compare.json"),
-        differences=tuple(
-            tuple(float(reading.differences[a, b]) for b in keep) for a in keep
-        ),
-        p_values=tuple(tuple(float(reading.p_values[a, b]) for b in keep) for a in keep),
+        differences=tuple(tuple(float(reading.differences[a, b]) for b in keep) for a in keep),
+        p_values=tuple(tuple(_p(reading.p_values[a, b]) for b in keep) for a in keep),
     )
 
 
@@ -143,9 +140,9 @@ def _comparisons(
         if other == index:
             continue
         difference = float(reading.differences[k, m])
-        p_value = float(reading.p_values[k, m])
+        p_value = _p(reading.p_values[k, m])
         verdict = "not separated"
-        if p_value < LEVEL and difference != 0:
+        if p_value is not None and p_value < LEVEL and difference != 0:
             verdict = "better" if (difference > 0) == higher else "worse"
         value = reading.headlines[other].value.value
         assert value is not None
@@ -161,3 +158,7 @@ def _comparisons(
     found.sort(key=lambda c: (-c.other_value if higher else c.other_value, c.other.path))
     return tuple(found)
 
+
+def _p(value: float) -> float | None:
+    """A p value, or None where the test had nothing to test (NaN)."""
+    return None if math.isnan(value) else float(value)

@@ -19,6 +19,7 @@ from memrank.board.changelog import feed
 from memrank.board.model import Board, Cell, EvaluationPage, Rank, Track
 from memrank.board.svg import forest, matrix
 from memrank.board.text import visible
+from memrank.stats import LEVEL
 
 __all__ = ["data_files", "manifest"]
 
@@ -129,7 +130,7 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
         "evaluation": page.column.evaluation,
         "measure": page.column.measure,
         "direction": page.column.direction.value,
-        "level": 0.05,
+        "level": LEVEL,
         "runs": [
             {
                 "name": link.display,
@@ -143,7 +144,7 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
             for link, cell in zip(page.rows, page.cells, strict=True)
         ],
         "difference": [[round(d, 4) for d in row] for row in page.differences],
-        "p": [[round(p, 6) for p in row] for row in page.p_values],
+        "p": [[None if p is None else round(p, 6) for p in row] for row in page.p_values],
     }
 
 
@@ -160,7 +161,16 @@ def _track_csv(track: Track) -> bytes:
     """Every field quoted; every text field, headers included, guarded by ``_text``."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
-    header = ["rank", "rank_worst", "system", "display_name", "version", "division", "evidence", "published"]
+    header = [
+        "rank",
+        "rank_worst",
+        "system",
+        "display_name",
+        "version",
+        "division",
+        "evidence",
+        "published",
+    ]
     parts = ["", "decider", "count", "total", "low", "high", "why", "run"]
     for column in track.columns:
         header += [f"{column.evaluation} {column.measure} {part}".strip() for part in parts]

@@ -192,7 +192,8 @@ class Comparison(BaseModel):
     other_value: float
     difference: float
     """The other's mean minus this run's, over the tasks both decided."""
-    p_value: float
+    p_value: float | None
+    """None where no test is possible (no task both decided)."""
     verdict: str
     """``better``, ``worse`` (the other, at the 5% level) or ``not separated``."""
 
@@ -263,8 +264,9 @@ class EvaluationPage(BaseModel):
     """The small JSON the compare-two picker reads: names, means, differences, p values."""
     differences: tuple[tuple[float, ...], ...]
     """[i][j]: row j's mean minus row i's, over the tasks both decided."""
-    p_values: tuple[tuple[float, ...], ...]
-    """[i][j]: the two-sided p of the paired clustered test of rows i and j."""
+    p_values: tuple[tuple[float | None, ...], ...]
+    """[i][j]: the two-sided p of the paired clustered test of rows i and j; None on the
+    diagonal and where no test is possible."""
 
 
 class Change(BaseModel):

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
-from memrank.board._interim import scores_of_run
 from memrank.board.model import Identity, RunLink, RunPage, Undecided
+from memrank.board.reading import run_scores
 
 if TYPE_CHECKING:
     from memrank.board.compare import Shown
@@ -32,7 +32,7 @@ def run_page(
     """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any, and
     ``shown`` what the table says of it."""
     supersedes = run.predicate.supersedes
-    scores = scores_of_run(run)
+    scores = run_scores(run)
     sha256 = scores.result_sha256
     return RunPage(
         artifact_id=run.artifact_id,
@@ -64,9 +64,7 @@ def version_shown(run: VerifiedRun) -> str:
     return version or "version not stated"
 
 
-def run_link(
-    run: VerifiedRun, identities: Mapping[str, Identity], *, note: str = ""
-) -> RunLink:
+def run_link(run: VerifiedRun, identities: Mapping[str, Identity], *, note: str = "") -> RunLink:
     """How other pages point at ``run``."""
     p = run.predicate
     identity = identities.get(p.system.name)

@@ -15,25 +15,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrank.artifacts import VerifiedRun
-from memrank.artifacts import Scores
-from memrank.board._interim import (
-    MeanInterval,
-    RankRange,
-    mean_interval,
-    pairwise_p_values,
-    scores_of_run,
-    tie_aware_ranks,
-)
+from memrank.artifacts import Scores, VerifiedRun, read_scores, scores_of
 from memrank.board.config import Column, Direction
 from memrank.board.model import Interval, Rank
 from memrank.measure import Decider, Value
+from memrank.stats import (
+    FEW_CLUSTERS,
+    MeanInterval,
+    RankRange,
+    cluster_codes,
+    mean_interval,
+    pairwise_p_values,
+    tie_aware_ranks,
+)
 
-__all__ = ["ColumnReading", "MIN_CLUSTERS", "UNCATEGORISED", "read_column"]
+__all__ = ["ColumnReading", "UNCATEGORISED", "read_column", "run_scores"]
 
-MIN_CLUSTERS = 6
-"""Below this many clusters an interval rests on too few independent units to separate rows;
-the column says so."""
 UNCATEGORISED = "uncategorised"
 
 
@@ -70,15 +67,21 @@ class ColumnReading:
     """Per run, per category, its headline on that category's tasks."""
 
 
-def scores_of(run: VerifiedRun) -> Scores:
-    return scores_of_run(run)
+def run_scores(run: VerifiedRun) -> Scores:
+    """The run's scores file, as verified. Until the verifier hands over ``VerifiedRun.scores``
+    (read from artifacts/scores/), they are derived from the verified result file by the same
+    function that writes scores files."""
+    found = getattr(run, "scores", None)
+    if isinstance(found, Scores):
+        return found
+    return read_scores(scores_of(run.result_bytes), source=str(run.result_path))
 
 
 def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnReading:
     """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None)."""
     positions = tuple(i for i, run in enumerate(placed) if run is not None)
     runs = tuple(run for run in placed if run is not None)
-    scores = [scores_of(run) for run in runs]
+    scores = [run_scores(run) for run in runs]
     task_ids, clusters, categories = _tasks(scores)
     index = {task: i for i, task in enumerate(task_ids)}
     matrix = np.full((len(runs), len(task_ids)), np.nan)
@@ -88,7 +91,9 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
         if found is None:
             continue
         carried.append(row)
-        at = np.fromiter((index[t] for t in score.task_ids), dtype=np.intp, count=len(score.task_ids))
+        at = np.fromiter(
+            (index[t] for t in score.task_ids), dtype=np.intp, count=len(score.task_ids)
+        )
         matrix[row, at] = np.array([np.nan if v is None else v for v in found.values], dtype=float)
     decided = [row for row in carried if not np.all(np.isnan(matrix[row]))]
     headlines = tuple(
@@ -97,7 +102,9 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
     )
     binary = bool(np.all(np.isin(matrix[decided][~np.isnan(matrix[decided])], (0.0, 1.0))))
     higher = column.direction is Direction.HIGHER
-    p_values = pairwise_p_values(matrix[decided], clusters, binary=binary) if decided else np.ones((0, 0))
+    p_values = (
+        pairwise_p_values(matrix[decided], clusters, binary=binary) if decided else np.ones((0, 0))
+    )
     means = [float(np.nanmean(matrix[row])) for row in decided]
     ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if decided else []
     ranks: list[Rank | None] = [None] * len(runs)
@@ -125,7 +132,7 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
         differences=_differences(matrix[decided]),
         tasks=len(task_ids),
         clusters=n_clusters,
-        notice=_notice(len(task_ids), n_clusters, len(decided)),
+        notice=_notice(len(task_ids), n_clusters, ranges),
         categories=labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else (),
         by_category=by_category,
     )
@@ -141,14 +148,7 @@ def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
                 group[task] = g
                 category[task] = c or UNCATEGORISED
     task_ids = list(group)
-    # A task without a group is its own cluster.
-    codes: dict[str, int] = {}
-    clusters = np.fromiter(
-        (codes.setdefault(g if g is not None else f"\0{t}", len(codes)) for t, g in group.items()),
-        dtype=np.intp,
-        count=len(task_ids),
-    )
-    return task_ids, clusters, [category[t] for t in task_ids]
+    return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids]
 
 
 def _order(category: str) -> tuple[bool, int, str]:
@@ -190,7 +190,12 @@ def _category(
 
 
 def _mean(
-    measure: str, decider: Decider, row: np.ndarray, clusters: np.ndarray, mask: np.ndarray, scope: str
+    measure: str,
+    decider: Decider,
+    row: np.ndarray,
+    clusters: np.ndarray,
+    mask: np.ndarray,
+    scope: str,
 ) -> Headline:
     """The mean over the decided tasks in ``mask``, with counts for a share and its interval."""
     picked = row[mask]
@@ -223,7 +228,7 @@ def _mean(
 
 
 def _interval(found: MeanInterval) -> Interval | None:
-    if found.low is None or found.high is None:
+    if found.mean is None or found.low is None or found.high is None:
         return None
     return Interval(low=found.low, high=found.high, method=found.method, clusters=found.n_clusters)
 
@@ -246,17 +251,23 @@ def _differences(matrix: np.ndarray) -> np.ndarray:
     return np.nan_to_num(out.T, nan=0.0)
 
 
-def _notice(tasks: int, clusters: int, ranked: int) -> str | None:
-    if ranked < 2:
+def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:
+    """What a reader must know before comparing ranks on the column, if anything."""
+    if len(ranks) < 2:
         return None
     if clusters < 2:
         return (
             f"All {tasks} tasks are in one cluster, so no interval can be drawn and no two "
             "systems can be told apart: every rank is shared."
         )
-    if clusters < MIN_CLUSTERS:
+    if all(rank.best == 1 and rank.worst == len(ranks) for rank in ranks):
         return (
-            f"Only {clusters} clusters of tasks ({tasks} tasks): intervals rest on few "
-            "independent units, so most systems cannot be told apart."
+            f"On these {tasks} tasks in {clusters} clusters the paired test separates no two "
+            "systems: every rank is shared."
+        )
+    if clusters < FEW_CLUSTERS:
+        return (
+            f"{tasks} tasks in only {clusters} clusters: intervals and tests rest on "
+            f"{clusters} independent units, so read close ranks with care."
         )
     return None

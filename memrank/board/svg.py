@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from memrank.board.compare import LEVEL
 from memrank.board.config import Direction
 from memrank.board.model import EvaluationPage
 from memrank.board.text import plain, short
+from memrank.stats import LEVEL
 
 __all__ = ["forest", "matrix"]
 
@@ -112,12 +112,16 @@ def matrix(page: EvaluationPage) -> bytes:
         for j in range(n):
             if i == j:
                 kind = "self"
-            elif page.p_values[i][j] < LEVEL and page.differences[i][j] != 0:
+            elif (
+                (p := page.p_values[i][j]) is not None and p < LEVEL and page.differences[i][j] != 0
+            ):
                 # differences[i][j] is row j minus row i: a higher j is worse for row i.
                 kind = "worse" if (page.differences[i][j] > 0) == higher else "better"
             else:
                 kind = "tie"
-            paths[kind].append(f"M{left + j * cell:.1f} {top + i * cell:.1f}h{cell:.1f}v{cell:.1f}h-{cell:.1f}z")
+            paths[kind].append(
+                f"M{left + j * cell:.1f} {top + i * cell:.1f}h{cell:.1f}v{cell:.1f}h-{cell:.1f}z"
+            )
     column = page.column
     lines = _open(
         width,

@@ -61,4 +61,3 @@ def plain(text: object) -> str:
     """Artifact text where no element can go (a page title, an attribute): visible, and
     isolated by U+2068 ... U+2069 so it cannot steer the words around it. Escaped later."""
     return f"{_FIRST_STRONG_ISOLATE}{visible(str(text))}{_POP_ISOLATE}"
-

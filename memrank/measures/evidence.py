@@ -164,6 +164,7 @@ class EvidenceRecall(_EvidenceMeasure):
         *(f"evidence-recall-negative@{k}" for k in KS),
         f"evidence-hit-negative@{HIT_AT}",
     )
+    binary = (f"evidence-hit@{HIT_AT}", f"evidence-hit-negative@{HIT_AT}")
 
     def _scored(
         self, trace: Trace, turns: list[EvidenceTurn], documents: Sequence[Document]

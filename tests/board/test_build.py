@@ -28,7 +28,11 @@ from tests.board.conftest import (
 
 def table(track: Track) -> list[tuple[str | None, str, list[float | None]]]:
     return [
-        (row.rank.label if row.rank else None, row.system, [c.value.value if c else None for c in row.cells])
+        (
+            row.rank.label if row.rank else None,
+            row.system,
+            [c.value.value if c else None for c in row.cells],
+        )
         for row in track.rows
     ]
 
@@ -116,7 +120,9 @@ def test_a_cell_carries_its_clustered_interval(board: Board) -> None:
     demo_cell = row.cells[0]
     # The demo's five tasks are one group: no interval, and the track says why.
     assert demo_cell is not None and demo_cell.interval is None
-    assert any(n.startswith("Demo: All 5 tasks are in one cluster") for n in board.tracks[0].notices)
+    assert any(
+        n.startswith("Demo: All 5 tasks are in one cluster") for n in board.tracks[0].notices
+    )
 
 
 def test_run_pages_carry_the_verified_facts(board: Board) -> None:

@@ -30,9 +30,16 @@ def test_results_csv_lists_rows_with_numbers_and_runs(board: Board, tree: dict[s
     assert word_overlap["division"] == "open-source"
     # What docs/board.md promises: who decided it, its counts, why, and the interval.
     assert word_overlap["demo word-match decider"] == "rule"
-    assert (word_overlap["demo word-match count"], word_overlap["demo word-match total"]) == ("4", "5")
+    assert (word_overlap["demo word-match count"], word_overlap["demo word-match total"]) == (
+        "4",
+        "5",
+    )
     assert word_overlap["demo word-match why"] == "mean over 5 task(s)"
-    assert float(word_overlap["notes word-match low"]) <= 1.0 <= float(word_overlap["notes word-match high"])
+    assert (
+        float(word_overlap["notes word-match low"])
+        <= 1.0
+        <= float(word_overlap["notes word-match high"])
+    )
     # The same time format as results.json.
     data = json.loads(tree["textual/results.json"])
     assert word_overlap["published"] == data["rows"][1]["published"]

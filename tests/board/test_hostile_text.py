@@ -14,7 +14,16 @@ from playwright.sync_api import Browser
 
 from memrank.board.site import write
 from memrank.result import Result
-from tests.board.conftest import BOARD_TOML, Signed, browse, built, notes, serve, sign_artifacts, wheel_run
+from tests.board.conftest import (
+    BOARD_TOML,
+    Signed,
+    browse,
+    built,
+    notes,
+    serve,
+    sign_artifacts,
+    wheel_run,
+)
 
 CR_FORMULA = "Evil\r=1+1"
 OVERRIDE = "\u202eevil"
@@ -29,7 +38,9 @@ def named(result: Result, name: str) -> Result:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     base = wheel_run("word-overlap", notes())
-    runs = [Signed(base)] + [Signed(named(base, n)) for n in (CR_FORMULA, OVERRIDE, ZERO_WIDTH, LONG)]
+    runs = [Signed(base)] + [
+        Signed(named(base, n)) for n in (CR_FORMULA, OVERRIDE, ZERO_WIDTH, LONG)
+    ]
     # Measure names reach the CSV header: make one look like a formula too.
     toml = BOARD_TOML.replace('measure = "mean-headline"', 'measure = "=HYPERLINK(1)"')
     artifacts = sign_artifacts(tmp_path_factory.mktemp("hostile-text") / "artifacts", runs, toml)
@@ -94,7 +105,9 @@ def test_a_10000_character_name_wraps_and_is_cut_in_tables(
     track = tree["textual/index.html"].decode()
     assert "L" * 160 + "… (9,840 more characters)" in track and "L" * 161 not in track
     run = next(
-        path for path, content in tree.items() if path.startswith("runs/") and b"L" * 10_000 in content
+        path
+        for path, content in tree.items()
+        if path.startswith("runs/") and b"L" * 10_000 in content
     )
     with serve(tmp_path) as base, browse(chromium) as watched:
         page = watched.page

@@ -57,7 +57,10 @@ def test_artifact_text_arrives_as_text(hostile: Path) -> None:
         tags = Tags(text)
         assert len(tags.all("script")) <= 1, path  # one of the board's own scripts, nothing else
         # The only images are the board's own plots, beside the evaluation page.
-        assert all(re.fullmatch(r"\.\./\.\./textual/[a-z0-9-]+/(forest|matrix)\.svg", img["src"] or "") for img in tags.all("img")), path
+        assert all(
+            re.fullmatch(r"\.\./\.\./textual/[a-z0-9-]+/(forest|matrix)\.svg", img["src"] or "")
+            for img in tags.all("img")
+        ), path
         assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs), path
         hrefs = [attrs.get("href") or "" for attrs in tags.all("a")]
         assert not any(h.startswith("javascript:") for h in hrefs), path
@@ -100,7 +103,9 @@ def test_the_track_table_is_accessible(tree: dict[str, bytes]) -> None:
 def test_every_number_names_its_measure_and_decider(tree: dict[str, bytes]) -> None:
     track = pages(tree)["textual/index.html"]
     assert track.count('<span class="decider"><bdi>word-match</bdi> · decided by rule · ') == 6
-    assert track.count('<span class="decider"><bdi>mean-headline</bdi> · decided by rule</span>') == 3
+    assert (
+        track.count('<span class="decider"><bdi>mean-headline</bdi> · decided by rule</span>') == 3
+    )
     # Each interval is shown beside its number, and said in words in the cell's details.
     assert track.count('<span class="why">95% interval ') == track.count('class="interval"') == 3
 

@@ -25,7 +25,9 @@ def test_payloads_in_artifacts_render_as_text_and_run_nothing(
             assert page.evaluate("typeof window.__pwned") == "undefined", path
             images = page.eval_on_selector_all("img", "all => all.map(i => i.src)")
             assert [src.rsplit("/", 1)[-1] for src in images] == (
-                ["forest.svg", "matrix.svg"] if path.startswith("textual/") and path.count("/") == 2 else []
+                ["forest.svg", "matrix.svg"]
+                if path.startswith("textual/") and path.count("/") == 2
+                else []
             ), path
             scripts = page.eval_on_selector_all("script", "all => all.map(s => s.src)")
             own = {"textual/index.html": "board.js"}

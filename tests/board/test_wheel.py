@@ -33,7 +33,10 @@ def test_the_wheel_carries_every_template_and_asset(tmp_path: Path) -> None:
         for path in TEMPLATES.rglob("*")
         if path.is_file()
     }
-    assert {"memrank/board/templates/track.html", "memrank/board/templates/static/board.css"} <= theme
+    assert {
+        "memrank/board/templates/track.html",
+        "memrank/board/templates/static/board.css",
+    } <= theme
     assert theme <= names
 
 

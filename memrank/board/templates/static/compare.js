@@ -29,7 +29,7 @@
     const p = data.p[a][b];
     const higher = data.direction === "higher";
     let verdict = "the paired test does not separate them (a tie)";
-    if (p < data.level && difference !== 0) {
+    if (p !== null && p < data.level && difference !== 0) {
       const secondBetter = difference > 0 === higher;
       verdict = `${secondBetter ? second.name : first.name} is significantly better`;
     }
@@ -37,7 +37,7 @@
       `${first.name}: ${number(first.mean)} (${interval(first)}, rank ${first.rank}). ` +
       `${second.name}: ${number(second.mean)} (${interval(second)}, rank ${second.rank}). ` +
       `Difference, second minus first, over the tasks both decided: ${signed(difference)}; ` +
-      `p = ${p.toFixed(4)}: ${verdict} at the ${data.level * 100}% level.`;
+      (p === null ? "no test possible." : `p = ${p.toFixed(4)}: ${verdict} at the ${data.level * 100}% level.`);
   }
 
   fetch(form.dataset.source)
