@@ -17,6 +17,7 @@ from memrank.artifacts._keys import (
     public_hex,
     signing_key,
 )
+from memrank.artifacts._results_store import ResultsStore, store_of_board
 from memrank.artifacts._root import (
     DatasetBaseline,
     KeyStatus,
@@ -67,6 +68,7 @@ __all__ = [
     "KeyStatus",
     "Opened",
     "Refusal",
+    "ResultsStore",
     "Role",
     "Roles",
     "Root",
@@ -97,6 +99,7 @@ __all__ = [
     "seal",
     "sign_root",
     "signing_key",
+    "store_of_board",
     "verify",
     "verify_all",
     "verify_directory",

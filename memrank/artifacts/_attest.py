@@ -15,9 +15,11 @@ from memrank._clock import now_utc
 from memrank.artifacts._canonical import canonical_bytes
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal
 from memrank.artifacts._keys import Ed25519PrivateKey
+from memrank.artifacts._results_store import place_result, write_atomically
+from memrank.artifacts._scores import scores_of, scores_path
 from memrank.artifacts._statement import Division, Statement, facts_of, statement_of
 from memrank.artifacts._store import RESULTS, RUNS
-from memrank.errors import AttestRefused, UsageError
+from memrank.errors import AttestRefused, ResultFileError, UsageError
 from memrank.result import Result
 
 __all__ = ["Attested", "attest"]
@@ -29,7 +31,9 @@ class Attested:
 
     artifact_id: str
     envelope: Path
+    scores_file: Path
     result_file: Path
+    """Where the result file was placed: the results store directory."""
     statement: Statement
 
 
@@ -40,14 +44,17 @@ def attest(
     key: Ed25519PrivateKey | Sequence[Ed25519PrivateKey],
     *,
     artifacts: Path = Path("artifacts"),
+    results_store: Path | None = None,
     supersedes: str | None = None,
     issued_at: datetime | None = None,
 ) -> Attested:
     """Sign ``result`` for ``track`` and ``division`` with ``key`` (or several keys).
 
-    Writes ``results/<sha256>.json`` (the result file) and ``runs/<artifact-id>.json`` (the
-    DSSE envelope of the statement) under ``artifacts``. The evidence class is derived from the
-    result's provenance; a development observation is signed as one, and the verifier refuses it.
+    Writes ``scores/<sha256>.json`` (the scores file) and ``runs/<artifact-id>.json`` (the
+    DSSE envelope of the statement) under ``artifacts``, and places the result file
+    ``<sha256>.json`` in ``results_store`` (default: ``artifacts/results``, for result files
+    small enough to keep in git). The evidence class is derived from the result's provenance;
+    a development observation is signed as one, and the verifier refuses it.
     """
     keys = [key] if isinstance(key, Ed25519PrivateKey) else list(key)
     if not keys:
@@ -69,9 +76,15 @@ def attest(
         _require_same_run(artifacts, supersedes, facts_of(result_file)["run_id"])
     result_sha256 = hashlib.sha256(result_bytes).hexdigest()
     try:
+        scores_bytes = scores_of(result_bytes)
+    except ResultFileError as exc:
+        raise AttestRefused(f"cannot state this run: {exc.message}") from None
+    scores_sha256 = hashlib.sha256(scores_bytes).hexdigest()
+    try:
         statement = statement_of(
             result_file,
             result_sha256,
+            scores_sha256,
             track=track,
             division=division,
             issued_at=issued_at or now_utc(),
@@ -82,14 +95,16 @@ def attest(
     payload = canonical_bytes(statement.payload())
     artifact_id = hashlib.sha256(payload).hexdigest()
     envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)
-    result_path = artifacts / RESULTS / f"{result_sha256}.json"
+    result_path = place_result(results_store or artifacts / RESULTS, result_bytes, result_sha256)
+    scores_file = artifacts / scores_path(scores_sha256)
     envelope_path = artifacts / RUNS / f"{artifact_id}.json"
-    for path, content in ((result_path, result_bytes), (envelope_path, envelope)):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
+    # The envelope last: a directory never holds a signed run whose scores are not there yet.
+    for path, content in ((scores_file, scores_bytes), (envelope_path, envelope)):
+        write_atomically(path, content)
     return Attested(
         artifact_id=artifact_id,
         envelope=envelope_path,
+        scores_file=scores_file,
         result_file=result_path,
         statement=statement,
     )

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memrank._types import UTCDateTime
+from memrank.artifacts._scores import scores_path
 from memrank.evaluation import DatasetBundle
 from memrank.measure import Value
 from memrank.provenance import Evidence, evidence_of, is_publishable
@@ -53,18 +54,13 @@ class Digest(BaseModel):
 
 
 class Subject(BaseModel):
-    """The result file, by its path in the artifacts directory and its digest."""
+    """A file the statement names: by its path in the artifacts directory and its digest."""
 
     model_config = _SIGNED
     name: str
-    """``results/<sha256>.json``, relative to the artifacts directory."""
+    """``scores/<sha256>.json`` or ``results/<sha256>.json``, relative to the artifacts
+    directory (or, for a result file, to the results store)."""
     digest: Digest
-
-    @model_validator(mode="after")
-    def _named_by_its_digest(self) -> Subject:
-        if self.name != result_path(self.digest.sha256):
-            raise ValueError(f"subject name {self.name!r} is not results/<its sha256>.json")
-        return self
 
 
 class RunPredicate(BaseModel):
@@ -111,14 +107,33 @@ class RunPredicate(BaseModel):
 
 
 class Statement(BaseModel):
-    """An in-toto Statement v1 naming one result file."""
+    """An in-toto Statement v1 naming a run's scores file and its result file."""
 
     model_config = {**_SIGNED, "populate_by_name": True}
     type_: Literal["https://in-toto.io/Statement/v1"] = Field(alias="_type")
-    subject: tuple[Subject]
-    """Exactly one: the result file."""
+    subject: tuple[Subject, Subject]
+    """Exactly two, in this order: the scores file, then the result file."""
     predicateType: Literal["https://memrank.dev/run/v1"]  # noqa: N815 - the in-toto field name
     predicate: RunPredicate
+
+    @model_validator(mode="after")
+    def _subjects_named_by_their_digests(self) -> Statement:
+        scores, result = self.subject
+        if scores.name != scores_path(scores.digest.sha256):
+            raise ValueError(f"subject[0] name {scores.name!r} is not scores/<its sha256>.json")
+        if result.name != result_path(result.digest.sha256):
+            raise ValueError(f"subject[1] name {result.name!r} is not results/<its sha256>.json")
+        return self
+
+    @property
+    def scores_subject(self) -> Subject:
+        """The scores file: what the board reads."""
+        return self.subject[0]
+
+    @property
+    def result_subject(self) -> Subject:
+        """The result file: every trace, in the results store."""
+        return self.subject[1]
 
     def payload(self) -> dict[str, Any]:
         """The JSON shape that is canonicalised and signed."""
@@ -170,13 +185,15 @@ def facts_of(result_file: dict[str, Any]) -> dict[str, Any]:
 def statement_of(
     result_file: dict[str, Any],
     result_sha256: str,
+    scores_sha256: str,
     *,
     track: str,
     division: Division,
     issued_at: datetime,
     supersedes: str | None,
 ) -> Statement:
-    """The statement attest signs for the parsed result file that hashes to ``result_sha256``.
+    """The statement attest signs for the parsed result file that hashes to ``result_sha256``,
+    whose scores file hashes to ``scores_sha256``.
 
     ValidationError when the facts do not make a valid predicate.
     """
@@ -195,7 +212,10 @@ def statement_of(
     )
     return Statement(
         type_=STATEMENT_TYPE,
-        subject=(Subject(name=result_path(result_sha256), digest=Digest(sha256=result_sha256)),),
+        subject=(
+            Subject(name=scores_path(scores_sha256), digest=Digest(sha256=scores_sha256)),
+            Subject(name=result_path(result_sha256), digest=Digest(sha256=result_sha256)),
+        ),
         predicateType=PREDICATE_TYPE,
         predicate=predicate,
     )

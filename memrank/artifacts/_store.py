@@ -1,7 +1,8 @@
 """An artifacts directory: where attest writes, and every envelope in it verified at once.
 
 Layout: ``root.json`` (+ ``roots/<version>.json``), ``runs/<artifact-id>.json`` (envelopes),
-``results/<sha256>.json`` (result files). ``verify_all`` reports every refusal, not only the
+``scores/<sha256>.json`` (scores files), ``results/<sha256>.json`` (small result files; the
+rest are in the results store). ``verify_all`` reports every refusal, not only the
 first, and adds the one check a single envelope cannot make: run conflicts.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._trust import TrustRoot, load_trust
 from memrank.artifacts._verify import VerifiedRun, verify
 from memrank.errors import ArtifactRefused, RunConflict
@@ -22,6 +24,7 @@ __all__ = [
     "RESULTS",
     "ROOT",
     "RUNS",
+    "SCORES",
     "Refusal",
     "Verification",
     "verify_all",
@@ -31,6 +34,7 @@ __all__ = [
 ROOT = "root.json"
 RUNS = "runs"
 RESULTS = "results"
+SCORES = "scores"
 
 
 @dataclass(frozen=True)
@@ -62,18 +66,27 @@ def verify_directory(
     *,
     anchor: Path | None = None,
     now: datetime | None = None,
+    store: ResultsStore | None = None,
+    deep: bool = False,
 ) -> Verification:
     """Verify every ``runs/*.json`` in ``directory`` against its ``root.json`` (or ``trust``).
 
     A trust root that cannot be trusted raises (nothing can be verified without one); a
-    refused artifact is reported and the rest are still verified.
+    refused artifact is reported and the rest are still verified. ``deep`` requires every
+    result file, fetching those not in ``results/`` from ``store``.
     """
     if trust is None:
         trust = load_trust(directory / ROOT, anchor=anchor, now=now)
-    return verify_all(sorted((directory / RUNS).glob("*.json")), trust)
+    return verify_all(sorted((directory / RUNS).glob("*.json")), trust, store=store, deep=deep)
 
 
-def verify_all(paths: Iterable[Path], trust: TrustRoot) -> Verification:
+def verify_all(
+    paths: Iterable[Path],
+    trust: TrustRoot,
+    *,
+    store: ResultsStore | None = None,
+    deep: bool = False,
+) -> Verification:
     """Verify each envelope file, then refuse runs whose run_id conflicts."""
     runs: list[VerifiedRun] = []
     refusals: list[Refusal] = []
@@ -84,7 +97,7 @@ def verify_all(paths: Iterable[Path], trust: TrustRoot) -> Verification:
             continue
         seen.add(where)
         try:
-            runs.append(verify(path, trust))
+            runs.append(verify(path, trust, store=store, deep=deep))
         except ArtifactRefused as exc:
             refusals.append(Refusal(path=path, error=type(exc), reason=exc.message))
     conflicts = _conflicts(runs)

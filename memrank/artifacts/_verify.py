@@ -19,24 +19,24 @@ from pydantic import ValidationError
 
 from memrank.artifacts._canonical import parse_canonical
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, Opened, open_envelope, pae
+from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._root import KeyStatus
-from memrank.artifacts._statement import RunPredicate, Statement, facts_of
+from memrank.artifacts._scores import Scores
+from memrank.artifacts._statement import RunPredicate, Statement
+from memrank.artifacts._subjects import MAX_RESULT_BYTES, check_subjects, read_capped
 from memrank.artifacts._trust import TrustRoot
 from memrank.errors import (
     ArtifactNameMismatch,
-    ArtifactRefused,
     BadSignature,
     DevelopmentObservation,
     EvidenceNotAccepted,
     KeyOutsideWindow,
     MalformedEnvelope,
-    OversizeFile,
     QuestionCountsDiffer,
+    ResultFileError,
     RevokedKey,
     SchemaRefused,
     SliceNotPublishable,
-    SubjectDigestMismatch,
-    SubjectMissing,
     TasksFailed,
     ThresholdUnmet,
     UnknownKey,
@@ -47,14 +47,12 @@ from memrank.errors import (
     WrongPayloadType,
 )
 from memrank.provenance import Evidence
-from memrank.result import RESULT_SCHEMA, Result
+from memrank.result import Result
 
 __all__ = ["MAX_ENVELOPE_BYTES", "MAX_RESULT_BYTES", "VerifiedRun", "verify"]
 
 MAX_ENVELOPE_BYTES = 1 << 20
 """An envelope holds a statement and its signatures: a megabyte is far beyond any real one."""
-MAX_RESULT_BYTES = 256 << 20
-"""A result file holds every trace; the largest evaluations stay well under this."""
 
 
 @dataclass(frozen=True)
@@ -67,24 +65,45 @@ class VerifiedRun:
     keyids: tuple[str, ...]
     """The release keys whose signatures verified, in the order they appear."""
     statement: Statement = field(repr=False)
-    result_path: Path
-    result_bytes: bytes = field(repr=False)
-    """The result file as read and hashed: exactly the bytes whose sha256 was signed."""
+    scores: Scores = field(repr=False)
+    """The scores file, always there and checked: what the board reads."""
+    scores_path: Path
+    result_path: Path | None
+    """The result file in the artifacts directory; None when it is not there."""
+    result_bytes: bytes | None = field(repr=False)
+    """The result file as read and hashed (exactly the bytes whose sha256 was signed); None
+    when it is not in the artifacts directory."""
+    result_checked: bool = True
+    """Whether the result file was checked: read from the artifacts directory, or fetched from
+    the results store by a deep verification."""
 
     @property
     def predicate(self) -> RunPredicate:
         return self.statement.predicate
 
+    @property
+    def note(self) -> str:
+        """What the verification did not cover, for a report line ('' when nothing)."""
+        return "" if self.result_checked else "result file not checked"
+
     @cached_property
     def result(self) -> Result:
         """The Result in ``result_bytes``, typed on first use (verifying does not need it)."""
+        if self.result_bytes is None:
+            raise ResultFileError(
+                f"{self.path}: the result file {self.statement.result_subject.name} is not in "
+                "the artifacts directory; fetch it from the results store (board.toml) first"
+            )
         return Result.from_bytes(self.result_bytes, source=str(self.result_path))
 
 
-def verify(path: Path, trust: TrustRoot) -> VerifiedRun:
-    """Verify ``runs/<artifact-id>.json`` (its result file is read from ``../results/``)."""
+def verify(
+    path: Path, trust: TrustRoot, *, store: ResultsStore | None = None, deep: bool = False
+) -> VerifiedRun:
+    """Verify ``runs/<artifact-id>.json``: its scores file is read from ``../scores/``, its
+    result file from ``../results/`` when there, else (``deep``) fetched from ``store``."""
     source = str(path)
-    opened = open_envelope(_read_capped(path, MAX_ENVELOPE_BYTES, MalformedEnvelope), source=source)
+    opened = open_envelope(read_capped(path, MAX_ENVELOPE_BYTES, MalformedEnvelope), source=source)
     if opened.payload_type != IN_TOTO_PAYLOAD_TYPE:
         raise WrongPayloadType(
             f"{source}: payloadType is {opened.payload_type!r}; a memrank run is "
@@ -101,27 +120,18 @@ def verify(path: Path, trust: TrustRoot) -> VerifiedRun:
             f"{source}: the payload's sha256 is {artifact_id}, so the file must be named "
             f"runs/{artifact_id}.json; do not rename artifacts"
         )
-    result_path, result_bytes = _check_subject(statement, data, path.parent.parent, source)
+    subjects = check_subjects(statement, data, path.parent.parent, source, store=store, deep=deep)
     return VerifiedRun(
         artifact_id=artifact_id,
         path=path,
         keyids=keyids,
         statement=statement,
-        result_path=result_path,
-        result_bytes=result_bytes,
+        scores=subjects.scores,
+        scores_path=subjects.scores_path,
+        result_path=subjects.result_path,
+        result_bytes=subjects.result_bytes,
+        result_checked=subjects.result_checked,
     )
-
-
-def _read_capped(path: Path, cap: int, unreadable: type[ArtifactRefused]) -> bytes:
-    """The file's bytes, refusing one over ``cap`` without reading it all."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(cap + 1)
-    except OSError as exc:
-        raise unreadable(f"{path}: cannot read it ({exc.strerror})") from None
-    if len(raw) > cap:
-        raise OversizeFile(f"{path}: over the {cap}-byte cap; this is not a file memrank wrote")
-    return raw
 
 
 # -- the checks, in order --------------------------------------------------------------------
@@ -190,7 +200,7 @@ def _check_subject_names(data: Any, source: str) -> None:
         if posix.is_absolute() or ".." in posix.parts or PureWindowsPath(name).anchor:
             raise UnsafeSubjectPath(
                 f"{source}: subject name {name!r} leaves the artifacts directory; a subject is "
-                "results/<sha256>.json"
+                "scores/<sha256>.json or results/<sha256>.json"
             )
 
 
@@ -257,39 +267,3 @@ def _check_policy(predicate: RunPredicate, trust: TrustRoot, source: str) -> Non
             f"{source}: every task must succeed to publish a run, and its summary says {found}; "
             "fix what broke (each trace names its step) and run the evaluation again"
         )
-
-
-def _check_subject(
-    statement: Statement, signed: dict[str, Any], artifacts: Path, source: str
-) -> tuple[Path, bytes]:
-    subject = statement.subject[0]
-    path = artifacts / subject.name
-    if not path.is_file():
-        raise SubjectMissing(
-            f"{source}: the result file {subject.name} is not in {artifacts}; commit it with "
-            "the envelope"
-        )
-    raw = _read_capped(path, MAX_RESULT_BYTES, SubjectMissing)
-    if hashlib.sha256(raw).hexdigest() != subject.digest.sha256:
-        raise SubjectDigestMismatch(
-            f"{source}: {path} does not hash to the signed sha256; the result file was changed "
-            "or swapped. Restore it from the attested run"
-        )
-    try:
-        result_file = orjson.loads(raw)
-        if result_file.get("schema") != RESULT_SCHEMA:
-            raise TypeError(f"schema is {result_file.get('schema')!r}, not {RESULT_SCHEMA!r}")
-        facts = facts_of(result_file)
-    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as exc:
-        raise SubjectDigestMismatch(
-            f"{source}: the signed result file {path} is not a memrank result with provenance "
-            f"({exc})"
-        ) from None
-    predicate = signed["predicate"]
-    differing = [name for name, value in facts.items() if predicate[name] != value]
-    if differing:
-        raise SubjectDigestMismatch(
-            f"{source}: the statement's {', '.join(differing)} do not match {path}; "
-            "attest builds both from one result, so one of them was made by hand"
-        )
-    return path, raw

@@ -38,7 +38,13 @@ __all__ = ["attest_command", "verify_command"]
     default=Path("artifacts"),
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="The artifacts directory to write runs/ and results/ into.",
+    help="The artifacts directory to write runs/ and scores/ into.",
+)
+@click.option(
+    "--results-store",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The results store directory to place the result file in. "
+    "Default: results/ of the artifacts directory (keep only small result files there).",
 )
 @click.option("--supersedes", metavar="ARTIFACT_ID", help="The artifact of this run it corrects.")
 def attest_command(
@@ -47,9 +53,14 @@ def attest_command(
     division: str,
     key_files: tuple[Path, ...],
     directory: Path,
+    results_store: Path | None,
     supersedes: str | None,
 ) -> None:
-    """Sign the result file RESULT (from `memrank run --save`) into the artifacts directory."""
+    """Sign the result file RESULT (from `memrank run --save`) into the artifacts directory.
+
+    Writes the envelope (runs/) and the scores file (scores/) into the artifacts directory
+    and places the result file in the results store.
+    """
     from memrank.artifacts import attest, signing_key
     from memrank.result import Result
 
@@ -60,11 +71,13 @@ def attest_command(
         division,
         keys,
         artifacts=directory,
+        results_store=results_store,
         supersedes=supersedes,
     )
     predicate = attested.statement.predicate
     click.echo(f"artifact:   {attested.artifact_id}")
     click.echo(f"envelope:   {attested.envelope}")
+    click.echo(f"scores:     {attested.scores_file}")
     click.echo(f"result:     {attested.result_file}")
     click.echo(f"run:        {predicate.run_id}")
     publishable = "publishable" if predicate.publishable else "not publishable"
@@ -84,13 +97,39 @@ def attest_command(
     type=click.Path(dir_okay=False, path_type=Path),
     help="A root file already trusted (say, main's): the chain must extend it.",
 )
-def verify_command(paths: tuple[Path, ...], trust_file: Path | None, anchor: Path | None) -> None:
+@click.option(
+    "--deep",
+    is_flag=True,
+    help="Also check every result file, fetching those not in results/ from the results store.",
+)
+@click.option(
+    "--store",
+    metavar="LOCATION",
+    help="The results store for --deep: a directory, or an https:// URL with {sha256}. "
+    "Default: results_store in [site] of each artifacts directory's board.toml.",
+)
+def verify_command(
+    paths: tuple[Path, ...],
+    trust_file: Path | None,
+    anchor: Path | None,
+    deep: bool,
+    store: str | None,
+) -> None:
     """Verify signed runs and report each one, ok or refused (with its error class).
 
     Each PATH is an artifacts directory (every runs/*.json in it) or an envelope file
-    runs/<artifact-id>.json; the default is ./artifacts. Exits 6 when any is refused.
+    runs/<artifact-id>.json; the default is ./artifacts. A run whose result file is not in
+    results/ verifies from its scores file, and its line says "result file not checked";
+    --deep requires every result file. Exits 6 when any is refused.
     """
-    from memrank.artifacts import TrustRoot, load_trust, verify_all, verify_directory
+    from memrank.artifacts import (
+        ResultsStore,
+        TrustRoot,
+        load_trust,
+        store_of_board,
+        verify_all,
+        verify_directory,
+    )
 
     trusts: dict[Path, TrustRoot] = {}
 
@@ -100,16 +139,28 @@ def verify_command(paths: tuple[Path, ...], trust_file: Path | None, anchor: Pat
             trusts[chosen] = load_trust(chosen, anchor=anchor)
         return trusts[chosen]
 
+    def store_at(directory: Path) -> ResultsStore | None:
+        if store is not None:
+            return ResultsStore.parse(store, base=Path.cwd(), where="--store")
+        return store_of_board(directory) if deep else None
+
     verifications: list[Verification] = []
     loose: dict[Path, list[Path]] = {}
     for path in paths or (Path("artifacts"),):
         if path.is_dir():
-            verifications.append(verify_directory(path, trust_at(path / "root.json")))
+            verifications.append(
+                verify_directory(
+                    path, trust_at(path / "root.json"), store=store_at(path), deep=deep
+                )
+            )
         elif path.is_file():  # runs/<artifact-id>.json of an artifacts directory
-            loose.setdefault(path.parent.parent / "root.json", []).append(path)
+            loose.setdefault(path.parent.parent, []).append(path)
         else:
             raise UsageError(f"{path}: no such artifacts directory or envelope file")
-    verifications += [verify_all(files, trust_at(root)) for root, files in loose.items()]
+    verifications += [
+        verify_all(files, trust_at(parent / "root.json"), store=store_at(parent), deep=deep)
+        for parent, files in loose.items()
+    ]
     for verification in verifications:
         _report(verification)
     refused = sum(len(v.refusals) for v in verifications)
@@ -125,7 +176,8 @@ def _report(verification: Verification) -> None:
             str(run.path),
             f"ok       {run.path}  {run.predicate.run_id}  {run.predicate.track}/"
             f"{run.predicate.division.value}  {run.predicate.evidence.value}  "
-            f"signed by {', '.join(k[:16] for k in run.keyids)}",
+            f"signed by {', '.join(k[:16] for k in run.keyids)}"
+            + (f"  ({run.note})" if run.note else ""),
         )
         for run in verification.runs
     ]

@@ -10,7 +10,7 @@ from memrank.errors import (
     AttestRefused,
     DevelopmentObservation,
     RunConflict,
-    SubjectMissing,
+    ScoresMissing,
 )
 from memrank.result import Result
 from memrank.systems import WordOverlap
@@ -24,13 +24,13 @@ def test_every_artifact_is_reported_not_only_the_first_refusal(
     good = store.attest(wheel_run)
     development = store.attest(demo_run)
     missing = store.attest(wheel_run, supersedes=good.artifact_id)
-    missing.result_file.unlink()  # shared with `good`, so both lose their result file
+    missing.scores_file.unlink()  # shared with `good`, so both lose their scores file
     verification = verify_directory(store.directory)
     refused = {r.path.name: r.error for r in verification.refusals}
     assert refused == {
         development.envelope.name: DevelopmentObservation,
-        good.envelope.name: SubjectMissing,
-        missing.envelope.name: SubjectMissing,
+        good.envelope.name: ScoresMissing,
+        missing.envelope.name: ScoresMissing,
     }
     assert not verification.ok and verification.runs == ()
     assert all(str(r.path) in r.reason for r in verification.refusals)

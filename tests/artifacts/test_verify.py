@@ -18,6 +18,7 @@ from memrank.artifacts import (
     Attested,
     canonical_bytes,
     parse_canonical,
+    scores_of,
     seal,
     verify,
 )
@@ -27,6 +28,7 @@ from memrank.errors import (
     MalformedEnvelope,
     NonCanonicalPayload,
     OversizeFile,
+    ResultFileError,
     SchemaRefused,
     SubjectDigestMismatch,
     SubjectMissing,
@@ -77,11 +79,18 @@ def test_the_result_file_is_named_by_its_digest(attested: Attested, wheel_run: R
     content = attested.result_file.read_bytes()
     assert content == wheel_run.to_bytes()
     assert attested.result_file.name == hashlib.sha256(content).hexdigest() + ".json"
+    scores = attested.scores_file.read_bytes()
+    assert scores == scores_of(content)
+    assert attested.scores_file.name == hashlib.sha256(scores).hexdigest() + ".json"
     assert payload_of(attested)["subject"] == [
+        {
+            "name": f"scores/{attested.scores_file.name}",
+            "digest": {"sha256": attested.scores_file.stem},
+        },
         {
             "name": f"results/{attested.result_file.name}",
             "digest": {"sha256": attested.result_file.stem},
-        }
+        },
     ]
 
 
@@ -277,10 +286,17 @@ def test_an_envelope_not_named_by_its_artifact_id_is_refused(
         verify(renamed, store.trust)
 
 
-def test_a_missing_result_file_is_refused(store: Store, attested: Attested) -> None:
+def test_a_missing_result_file_still_verifies_and_says_it_was_not_checked(
+    store: Store, attested: Attested
+) -> None:
     attested.result_file.unlink()
-    with pytest.raises(SubjectMissing, match="commit it with the envelope"):
-        verify(attested.envelope, store.trust)
+    run = verify(attested.envelope, store.trust)
+    assert not run.result_checked and run.note == "result file not checked"
+    assert run.result_bytes is None and run.scores.measures["word-match"].values
+    with pytest.raises(ResultFileError, match="results store"):
+        run.result  # noqa: B018 - the property raises
+    with pytest.raises(SubjectMissing, match="no results store is named"):
+        verify(attested.envelope, store.trust, deep=True)
 
 
 def test_a_swapped_result_file_is_refused(store: Store, attested: Attested) -> None:

@@ -1,0 +1,199 @@
+"""The results store: result files addressed by digest, outside git.
+
+A full LoCoMo result file is ~11 MB, so result files live in a store named in board.toml
+(``results_store`` under ``[site]``): a local directory holding ``<sha256>.json``, or an HTTPS URL template
+with ``{sha256}`` in it (the repository's release assets, for example). ``fetch`` never trusts
+the store: it reads at most the size the signed scores file states, within a deadline, and
+hands back only bytes whose sha256 is the signed one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+from memrank.errors import (
+    BoardConfigError,
+    OversizeFile,
+    ResultStoreError,
+    SubjectDigestMismatch,
+    SubjectMissing,
+)
+
+__all__ = [
+    "FETCH_DEADLINE_S",
+    "ResultsStore",
+    "place_result",
+    "store_of_board",
+    "write_atomically",
+]
+
+FETCH_DEADLINE_S = 120.0
+"""The whole of one fetch, connection to last byte: a store that trickles is refused."""
+_CONNECT_S = 10.0
+_READ_S = 30.0
+_CHUNK = 1 << 16
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def write_atomically(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` so that a reader sees the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(content)
+    partial.replace(path)
+
+
+def place_result(directory: Path, result_bytes: bytes, sha256: str) -> Path:
+    """Put a result file into a store directory as ``<sha256>.json``; idempotent."""
+    path = directory / f"{sha256}.json"
+    if not (path.is_file() and path.stat().st_size == len(result_bytes)):
+        write_atomically(path, result_bytes)
+    return path
+
+
+@dataclass(frozen=True)
+class ResultsStore:
+    """Where result files are found by their sha256: a directory or a URL template."""
+
+    location: str
+    """As written in board.toml or on the command line."""
+    directory: Path | None = None
+    url_template: str | None = None
+
+    @classmethod
+    def parse(cls, location: str, *, base: Path, where: str) -> ResultsStore:
+        """A directory (relative to ``base``) or an ``https://…{sha256}…`` template.
+
+        Plain http is accepted for loopback hosts only (a store served on this machine).
+        """
+        if "://" not in location:
+            return cls(location=location, directory=base / location)
+        parts = urlsplit(location)
+        secure = parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOOPBACK)
+        if not secure or "{sha256}" not in location or not parts.hostname:
+            raise BoardConfigError(
+                f"{where}: results store {location!r} is not a directory nor an https:// URL "
+                "with {sha256} in it (for example https://host/releases/download/results/"
+                "{sha256}.json)"
+            )
+        return cls(location=location, url_template=location)
+
+    def address_of(self, sha256: str) -> str:
+        """Where the result file with this digest is published (a URL, or a path)."""
+        if self.url_template is not None:
+            return self.url_template.replace("{sha256}", sha256)
+        assert self.directory is not None
+        return str(self.directory / f"{sha256}.json")
+
+    def fetch(self, sha256: str, size: int, *, deadline_s: float = FETCH_DEADLINE_S) -> bytes:
+        """The result file with this digest, checked: at most ``size`` bytes, sha256 as signed.
+
+        SubjectMissing when the store does not have it, OversizeFile when it serves more than
+        ``size`` bytes (refused as soon as it does, never held), SubjectDigestMismatch for
+        other bytes, ResultStoreError when the store fails or misses the deadline.
+        """
+        address = self.address_of(sha256)
+        raw = (
+            self._read_dir(address, size)
+            if self.directory
+            else self._get(address, size, deadline_s)
+        )
+        if hashlib.sha256(raw).hexdigest() != sha256:
+            raise SubjectDigestMismatch(
+                f"{address}: the results store served bytes whose sha256 is not the signed "
+                f"{sha256}; the store holds another file under this digest, so replace it "
+                "with the attested result file"
+            )
+        return raw
+
+    def _read_dir(self, address: str, size: int) -> bytes:
+        path = Path(address)
+        try:
+            with path.open("rb") as handle:
+                raw = handle.read(size + 1)
+        except FileNotFoundError:
+            raise SubjectMissing(
+                f"{address}: the result file is not in the results store {self.location}; "
+                "put the attested result file there"
+            ) from None
+        except OSError as exc:
+            raise ResultStoreError(f"{address}: cannot read it ({exc.strerror})") from None
+        if len(raw) > size:
+            raise _oversize(address, size)
+        return raw
+
+    def _get(self, url: str, size: int, deadline_s: float) -> bytes:
+        deadline = time.monotonic() + deadline_s
+        timeout = httpx.Timeout(_READ_S, connect=_CONNECT_S)
+        received = bytearray()
+        try:
+            # identity: the digest is of the file's bytes, and a compressed body could expand
+            # past the size cap inside one chunk.
+            with httpx.stream(
+                "GET",
+                url,
+                headers={"Accept-Encoding": "identity"},
+                timeout=timeout,
+                follow_redirects=True,
+            ) as response:
+                if response.status_code == 404:
+                    raise SubjectMissing(
+                        f"{url}: the results store answered 404; the result file was never "
+                        "uploaded there (memrank publish uploads it)"
+                    )
+                if response.status_code != 200:
+                    raise ResultStoreError(
+                        f"{url}: the results store answered HTTP {response.status_code}; "
+                        "try again later, or check the store's address in board.toml"
+                    )
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > size:
+                    raise _oversize(url, size)
+                for chunk in response.iter_raw(_CHUNK):
+                    received += chunk
+                    if len(received) > size:
+                        raise _oversize(url, size)
+                    if time.monotonic() > deadline:
+                        raise ResultStoreError(
+                            f"{url}: the results store did not send the file within "
+                            f"{deadline_s:g} s; try again later"
+                        )
+        except httpx.HTTPError as exc:
+            raise ResultStoreError(
+                f"{url}: the results store did not answer ({type(exc).__name__}: {exc}); "
+                "check the address and the network"
+            ) from None
+        return bytes(received)
+
+
+def _oversize(address: str, size: int) -> OversizeFile:
+    return OversizeFile(
+        f"{address}: the results store serves more than the {size} bytes the signed scores "
+        "file gives the result file; refused without reading it whole"
+    )
+
+
+def store_of_board(artifacts: Path) -> ResultsStore | None:
+    """The results store board.toml in ``artifacts`` names (``[site] results_store``), if any."""
+    board = artifacts / "board.toml"
+    try:
+        data = tomllib.loads(board.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BoardConfigError(f"{board}: cannot read it ({exc})") from None
+    site = data.get("site")
+    location = site.get("results_store") if isinstance(site, dict) else None
+    if location is None:
+        return None
+    if not isinstance(location, str) or not location:
+        raise BoardConfigError(f"{board}: site.results_store must be an https:// URL")
+    return ResultsStore.parse(location, base=artifacts, where=f"{board}: site.results_store")

@@ -1,0 +1,185 @@
+"""The last per-envelope check: the two files a statement names, its scores and its result.
+
+The scores file must be in the artifacts directory and hash to its signed digest. The result
+file is checked whenever it can be had: from ``results/`` in the artifacts directory, or (with
+``deep``) from the results store. When it is checked, its digest must be the signed one, the
+predicate must state what it gives, and the scores file must be exactly ``scores_of`` of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from memrank.artifacts._results_store import ResultsStore
+from memrank.artifacts._scores import Scores, read_scores, scores_of
+from memrank.artifacts._statement import Statement, facts_of
+from memrank.errors import (
+    ArtifactRefused,
+    NonCanonicalPayload,
+    OversizeFile,
+    ResultFileError,
+    ScoresDiffer,
+    ScoresDigestMismatch,
+    ScoresMalformed,
+    ScoresMissing,
+    ScoresSwapped,
+    SubjectDigestMismatch,
+    SubjectMissing,
+)
+from memrank.result import RESULT_SCHEMA
+
+__all__ = ["MAX_RESULT_BYTES", "MAX_SCORES_BYTES", "Subjects", "check_subjects", "read_capped"]
+
+MAX_SCORES_BYTES = 16 << 20
+"""A scores file holds a few numbers per task: a full LoCoMo run's is ~250 KB."""
+MAX_RESULT_BYTES = 256 << 20
+"""A result file holds every trace; the largest evaluations stay well under this."""
+
+
+@dataclass(frozen=True)
+class Subjects:
+    """What the subject checks read."""
+
+    scores: Scores
+    scores_path: Path
+    result_path: Path | None
+    """The result file in the artifacts directory, when it is there."""
+    result_bytes: bytes | None
+    """Its bytes, checked; None when it was not there (a file fetched by ``deep`` is checked
+    and let go, so that verifying hundreds of runs holds one result file at a time)."""
+    result_checked: bool
+    """Whether the result file was checked (read locally or fetched from the store)."""
+
+
+def read_capped(path: Path, cap: int, unreadable: type[ArtifactRefused]) -> bytes:
+    """The file's bytes, refusing one over ``cap`` without reading it all."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(cap + 1)
+    except OSError as exc:
+        raise unreadable(f"{path}: cannot read it ({exc.strerror})") from None
+    if len(raw) > cap:
+        raise OversizeFile(f"{path}: over the {cap}-byte cap; this is not a file memrank wrote")
+    return raw
+
+
+def check_subjects(
+    statement: Statement,
+    signed: dict[str, Any],
+    artifacts: Path,
+    source: str,
+    *,
+    store: ResultsStore | None = None,
+    deep: bool = False,
+) -> Subjects:
+    """Check the scores file, then the result file when it is present (or ``deep``)."""
+    scores_path = artifacts / statement.scores_subject.name
+    scores_raw, scores = _check_scores(statement, scores_path, source)
+    result_path = artifacts / statement.result_subject.name
+    digest = statement.result_subject.digest.sha256
+    if result_path.is_file():
+        raw = read_capped(result_path, MAX_RESULT_BYTES, SubjectMissing)
+        if hashlib.sha256(raw).hexdigest() != digest:
+            raise SubjectDigestMismatch(
+                f"{source}: {result_path} does not hash to the signed sha256; the result file "
+                "was changed or swapped. Restore it from the attested run"
+            )
+        _check_result(raw, signed, scores_raw, str(result_path), source)
+        return Subjects(scores, scores_path, result_path, raw, result_checked=True)
+    if not deep:
+        return Subjects(scores, scores_path, None, None, result_checked=False)
+    if store is None:
+        raise SubjectMissing(
+            f"{source}: the result file {statement.result_subject.name} is not in {artifacts}, "
+            "and no results store is named to fetch it from (results_store in board.toml's "
+            "[site], or --store)"
+        )
+    try:
+        raw = store.fetch(digest, min(scores.result_size, MAX_RESULT_BYTES))
+    except ArtifactRefused as exc:
+        raise type(exc)(f"{source}: {exc.message}") from None
+    _check_result(raw, signed, scores_raw, store.address_of(digest), source)
+    return Subjects(scores, scores_path, None, None, result_checked=True)
+
+
+def _check_scores(statement: Statement, path: Path, source: str) -> tuple[bytes, Scores]:
+    result_digest = statement.result_subject.digest.sha256
+    if not path.is_file():
+        raise ScoresMissing(
+            f"{source}: the scores file {statement.scores_subject.name} is not in "
+            f"{path.parent.parent}; commit it with the envelope (memrank attest writes both)"
+        )
+    raw = read_capped(path, MAX_SCORES_BYTES, ScoresMissing)
+    if hashlib.sha256(raw).hexdigest() != statement.scores_subject.digest.sha256:
+        claimed = _result_named_by(raw)
+        if claimed is not None and claimed != result_digest:
+            raise ScoresSwapped(
+                f"{source}: {path} is the scores file of another result ({claimed[:16]}...), "
+                "not of this run's; restore this run's scores file"
+            )
+        raise ScoresDigestMismatch(
+            f"{source}: {path} does not hash to the signed sha256; the scores file was "
+            "edited. Restore it, or recompute it from the result file (memrank attest)"
+        )
+    try:
+        scores = read_scores(raw, source=str(path))
+    except NonCanonicalPayload as exc:
+        raise ScoresMalformed(exc.message) from None
+    predicate = statement.predicate
+    if scores.result_sha256 != result_digest or (
+        scores.evaluation.name,
+        scores.evaluation.version,
+        len(scores.task_ids),
+    ) != (predicate.evaluation.name, predicate.evaluation.version, predicate.evaluation.task_count):
+        raise ScoresSwapped(
+            f"{source}: the signed scores file {path} is of another run (result "
+            f"{scores.result_sha256[:16]}..., {scores.evaluation.version}, "
+            f"{len(scores.task_ids)} tasks) than the statement names; attest the run again"
+        )
+    return raw, scores
+
+
+def _result_named_by(raw: bytes) -> str | None:
+    try:
+        claimed = orjson.loads(raw).get("result_sha256")
+    except (orjson.JSONDecodeError, AttributeError):
+        return None
+    return claimed if isinstance(claimed, str) else None
+
+
+def _check_result(
+    raw: bytes, signed: dict[str, Any], scores_raw: bytes, where: str, source: str
+) -> None:
+    """A digest-checked result file: the predicate and the scores file must be what it gives."""
+    try:
+        result_file = orjson.loads(raw)
+        if result_file.get("schema") != RESULT_SCHEMA:
+            raise TypeError(f"schema is {result_file.get('schema')!r}, not {RESULT_SCHEMA!r}")
+        facts = facts_of(result_file)
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as exc:
+        raise SubjectDigestMismatch(
+            f"{source}: the signed result file {where} is not a memrank result with provenance "
+            f"({exc})"
+        ) from None
+    predicate = signed["predicate"]
+    differing = [name for name, value in facts.items() if predicate[name] != value]
+    if differing:
+        raise SubjectDigestMismatch(
+            f"{source}: the statement's {', '.join(differing)} do not match {where}; "
+            "attest builds both from one result, so one of them was made by hand"
+        )
+    try:
+        derived = scores_of(raw)
+    except ResultFileError as exc:
+        raise ScoresDiffer(f"{source}: {where}: {exc.message}") from None
+    if derived != scores_raw:
+        raise ScoresDiffer(
+            f"{source}: the scores file is not what the result file {where} gives "
+            "(docs/artifacts.md, The scores file); the signer made it some other way. "
+            "Re-attest the run from its result file"
+        )
