@@ -113,16 +113,10 @@ class SiteConfig(BaseModel):
     """Where the site is published, ending in ``/``: sitemap.xml and the 404 page need it."""
     description: str = Field(min_length=1)
     """One or two sentences under the title of the front page."""
-    results_store: str | None = None
-    """Where result files can be fetched by digest: an https:// address with ``{sha256}`` in
-    it. Run pages link each result file there; the site never copies one."""
-
-    @field_validator("results_store")
-    @classmethod
-    def _store_by_digest(cls, store: str | None) -> str | None:
-        if store is not None and (not store.startswith("https://") or "{sha256}" not in store):
-            raise ValueError("give an https:// address holding {sha256}, or leave it out")
-        return store
+    results_store: str | None = Field(default=None, min_length=1)
+    """Where result files are kept by digest (memrank.artifacts reads it too): a directory
+    relative to artifacts/, or an https:// address with ``{sha256}`` in it, which run pages
+    then link. The site never copies a result file."""
 
     @field_validator("base_url")
     @classmethod

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
 from memrank.board.model import Identity, RunLink, RunPage, Undecided
-from memrank.board.reading import run_scores
 
 if TYPE_CHECKING:
     from memrank.board.compare import Shown
@@ -32,7 +31,7 @@ def run_page(
     """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any, and
     ``shown`` what the table says of it."""
     supersedes = run.predicate.supersedes
-    scores = run_scores(run)
+    scores = run.scores
     sha256 = scores.result_sha256
     return RunPage(
         artifact_id=run.artifact_id,
@@ -47,12 +46,20 @@ def run_page(
         undecided=_undecided(scores.task_ids, scores.measures),
         envelope_path=urls.envelope(run.artifact_id),
         result_sha256=sha256,
-        result_url=results_store.replace("{sha256}", sha256) if results_store else None,
+        result_url=_store_url(results_store, sha256),
         supersedes=urls.run(supersedes) if supersedes else None,
         superseded_by=urls.run(superseded_by) if superseded_by else None,
         comparisons=shown.comparisons if shown else (),
         evaluation_path=shown.evaluation if shown else None,
     )
+
+
+def _store_url(results_store: str | None, sha256: str) -> str | None:
+    """The result file's address in the results store, when the store is on the web; a
+    local store directory has no address a reader could follow."""
+    if results_store is None or not results_store.startswith("https://"):
+        return None
+    return results_store.replace("{sha256}", sha256)
 
 
 def version_shown(run: VerifiedRun) -> str:

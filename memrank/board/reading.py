@@ -29,7 +29,7 @@ from memrank.stats import (
     tie_aware_ranks,
 )
 
-__all__ = ["ColumnReading", "UNCATEGORISED", "read_column", "run_scores"]
+__all__ = ["ColumnReading", "UNCATEGORISED", "read_column"]
 
 UNCATEGORISED = "uncategorised"
 
@@ -67,21 +67,11 @@ class ColumnReading:
     """Per run, per category, its headline on that category's tasks."""
 
 
-def run_scores(run: VerifiedRun) -> Scores:
-    """The run's scores file, as verified. Until the verifier hands over ``VerifiedRun.scores``
-    (read from artifacts/scores/), they are derived from the verified result file by the same
-    function that writes scores files."""
-    found = getattr(run, "scores", None)
-    if isinstance(found, Scores):
-        return found
-    return read_scores(scores_of(run.result_bytes), source=str(run.result_path))
-
-
 def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnReading:
     """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None)."""
     positions = tuple(i for i, run in enumerate(placed) if run is not None)
     runs = tuple(run for run in placed if run is not None)
-    scores = [run_scores(run) for run in runs]
+    scores = [run.scores for run in runs]
     task_ids, clusters, categories = _tasks(scores)
     index = {task: i for i, task in enumerate(task_ids)}
     matrix = np.full((len(runs), len(task_ids)), np.nan)
