@@ -3,7 +3,8 @@
 Each evaluation has 1,986 tasks in 10 clusters (conversations) and 5 categories, like LoCoMo;
 each system's run has a binary word-match value per task, drawn from a skill that grows with
 the system's number plus a per-conversation effect, so ranks are a mix of separated rows and
-ties. For each size the whole build (verify, read every run's scores, test all pairs of each
+ties. Result files go to a results store outside artifacts/, as a LoCoMo board keeps them.
+For each size the whole build (verify, read every run's scores, test all pairs of each
 column, render, write) runs in a fresh process, and this prints its wall time, peak RSS, the
 site's files and bytes, and the verify-only time of the same folder as the baseline.
 
@@ -124,9 +125,23 @@ def make_artifacts(directory: Path, systems: int, bases: list[Result]) -> Ed2551
         for s in range(systems):
             run = system_run(base, s, systems, rng)
             issued = run.finished + timedelta(seconds=position)
-            attest(run, "textual", "open-source", release_key, artifacts=directory, issued_at=issued)
+            attest(
+                run,
+                "textual",
+                "open-source",
+                release_key,
+                artifacts=directory,
+                results_store=store(directory),
+                issued_at=issued,
+            )
             position += 1
     return release_key
+
+
+def store(artifacts: Path) -> Path:
+    """The results store, outside artifacts/ as for a real LoCoMo board: the build and the
+    verify baseline read statements and scores files, never a result file."""
+    return artifacts.parent / "store"
 
 
 _CHILD = """
@@ -182,7 +197,9 @@ def main(sizes: list[int]) -> None:
         as_installed(memrank.run(memrank.system("word-overlap"), evaluation(n)))
         for n in range(EVALUATIONS)
     ]
-    print(f"base runs of {EVALUATIONS} x {TASKS} tasks made in {time.perf_counter() - started:.1f} s")
+    print(
+        f"base runs of {EVALUATIONS} x {TASKS} tasks made in {time.perf_counter() - started:.1f} s"
+    )
     rows = []
     for systems in sizes:
         with tempfile.TemporaryDirectory() as folder:
@@ -199,7 +216,14 @@ def main(sizes: list[int]) -> None:
             )
             if systems == sizes[-1]:
                 extra = system_run(bases[0], systems, systems + 1, random.Random(1))
-                attest(extra, "textual", "open-source", release_key, artifacts=artifacts)
+                attest(
+                    extra,
+                    "textual",
+                    "open-source",
+                    release_key,
+                    artifacts=artifacts,
+                    results_store=store(artifacts),
+                )
                 verified = min(verify_seconds(artifacts) for _ in range(2))
                 again, _ = build(artifacts, out)
                 print(
