@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrank.artifacts import Scores, VerifiedRun, read_scores, scores_of
+from memrank.artifacts import Scores, VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.model import Interval, Rank
 from memrank.measure import Decider, Value
@@ -29,7 +29,7 @@ from memrank.stats import (
     tie_aware_ranks,
 )
 
-__all__ = ["ColumnReading", "UNCATEGORISED", "read_column"]
+__all__ = ["ColumnReading", "Headline", "UNCATEGORISED", "read_column"]
 
 UNCATEGORISED = "uncategorised"
 
@@ -98,15 +98,17 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
     means = [float(np.nanmean(matrix[row])) for row in decided]
     ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if decided else []
     ranks: list[Rank | None] = [None] * len(runs)
-    for row, found in zip(decided, ranges, strict=True):
-        ranks[row] = _rank(found, len(decided))
+    for row, placed_at in zip(decided, ranges, strict=True):
+        ranks[row] = _rank(placed_at, len(decided))
     labels = tuple((c, column.categories.get(c, "")) for c in sorted(set(categories), key=_order))
+    named = np.asarray(categories)
+    masks = [named == name for name, _ in labels]
     by_category = tuple(
         tuple(
-            _category(column, matrix[row], clusters, np.asarray([c == name for c in categories]))
+            _category(column, headlines[row].value.decider, matrix[row], clusters, mask)
             if row in carried
             else None
-            for name, _ in labels
+            for mask in masks
         )
         for row in range(len(runs))
     )
@@ -172,11 +174,11 @@ def _headline(
 
 
 def _category(
-    column: Column, row: np.ndarray, clusters: np.ndarray, mask: np.ndarray
+    column: Column, decider: Decider, row: np.ndarray, clusters: np.ndarray, mask: np.ndarray
 ) -> Headline | None:
     if not np.any(mask & ~np.isnan(row)):
         return None
-    return _mean(column.measure, Decider.RULE, row, clusters, mask, "task")
+    return _mean(column.measure, decider, row, clusters, mask, "task")
 
 
 def _mean(
@@ -229,16 +231,14 @@ def _rank(found: RankRange, ranked: int) -> Rank:
 
 def _differences(matrix: np.ndarray) -> np.ndarray:
     """Mean of column minus row over the tasks both decided, every two rows."""
-    n = matrix.shape[0]
-    out = np.zeros((n, n))
     valid = ~np.isnan(matrix)
     filled = np.where(valid, matrix, 0.0)
     both = valid.astype(float) @ valid.T.astype(float)
     # sum over shared tasks of x_j - x_i = filled_j . valid_i - filled_i . valid_j
     cross = filled @ valid.T.astype(float)  # [j, i] = sum over tasks i decided of x_j
     with np.errstate(invalid="ignore", divide="ignore"):
-        out = (cross - cross.T) / both
-    return np.nan_to_num(out.T, nan=0.0)
+        out: np.ndarray = np.nan_to_num((cross.T - cross) / both, nan=0.0)
+    return out
 
 
 def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:

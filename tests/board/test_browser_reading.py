@@ -11,7 +11,16 @@ from playwright.sync_api import Browser, Page
 import memrank
 from memrank import Clearing, Evaluation
 from memrank.board.site import write
-from tests.board.conftest import BOARD_TOML, Signed, browse, built, notes, serve, sign_artifacts, wheel_run
+from tests.board.conftest import (
+    BOARD_TOML,
+    Signed,
+    browse,
+    built,
+    notes,
+    serve,
+    sign_artifacts,
+    wheel_run,
+)
 
 LABELS = 'categories = { "1" = "single fact", "2" = "colour words" }\n'
 
@@ -90,7 +99,9 @@ def test_the_compare_two_picker_loads_a_pair_s_reading(chromium: Browser, site: 
         page.goto(site + "textual/notes/index.html")
         reading = page.locator("#compare-reading")
         page.wait_for_function("document.getElementById('compare-reading').textContent !== ''")
-        assert page.locator("#compare").is_visible() and page.locator("#compare-fallback").is_hidden()
+        assert (
+            page.locator("#compare").is_visible() and page.locator("#compare-fallback").is_hidden()
+        )
         page.get_by_label("First system").select_option(label="FullContextAdapter")
         page.get_by_label("Second system").select_option(label="NoContextAdapter")
         text = reading.inner_text()
@@ -147,7 +158,9 @@ def test_the_keyboard_reaches_every_control(chromium: Browser, site: str, path: 
     assert watched.problems == []
 
 
-def test_with_javascript_off_the_ranked_table_shows_its_intervals(chromium: Browser, site: str) -> None:
+def test_with_javascript_off_the_ranked_table_shows_its_intervals(
+    chromium: Browser, site: str
+) -> None:
     with browse(chromium, javascript=False) as watched:
         page = watched.page
         page.goto(site + "textual/index.html")
@@ -156,6 +169,8 @@ def test_with_javascript_off_the_ranked_table_shows_its_intervals(chromium: Brow
         assert page.locator("#board td.score .interval:visible").count() == 4
         assert page.locator("#board .rank-label").all_inner_texts() == ["1–3", "1–3", "1–3", "4"]
         page.goto(site + "textual/notes/index.html")
-        assert page.locator("#compare").is_hidden() and page.locator("#compare-fallback").is_visible()
+        assert (
+            page.locator("#compare").is_hidden() and page.locator("#compare-fallback").is_visible()
+        )
         assert page.locator("#categories tbody tr").count() == 4
     assert watched.problems == []

@@ -21,7 +21,9 @@ description = "Ranks documents by shared words."
 """
 
 
-def test_a_row_shows_its_curated_identity_and_never_in_process(standard: Path, tmp_path: Path) -> None:
+def test_a_row_shows_its_curated_identity_and_never_in_process(
+    standard: Path, tmp_path: Path
+) -> None:
     artifacts = Path(shutil.copytree(standard, tmp_path / "artifacts"))
     (artifacts / "systems.toml").write_text(SYSTEMS)
     board, tree = built(artifacts)

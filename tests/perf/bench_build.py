@@ -30,7 +30,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import memrank
-from memrank import Clearing, Document, Evaluation, Expected, Task, Value
+from memrank import Clearing, Document, Evaluation, Expected, Task
 from memrank.artifacts import Root, attest, load_trust, sign_root, verify_directory, write_root
 from memrank.result import Result
 from tests.artifacts.conftest import LONG_AGO, NOW, as_installed
