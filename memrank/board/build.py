@@ -165,11 +165,9 @@ def _track(
         for i, reading in enumerate(readings)
         if reading.runs
     ]
-    shown = {
-        run.artifact_id: shown_in(reading, cells[i], row, identities, name)
-        for i, reading in enumerate(readings)
-        for row, run in enumerate(reading.runs)
-    }
+    shown: dict[str, Shown] = {}
+    for i, reading in enumerate(readings):
+        shown.update(shown_in(reading, cells[i], identities, name))
     return _Built(
         track=Track(
             name=name,

@@ -99,21 +99,24 @@ def evaluation_page(
 def shown_in(
     reading: ColumnReading,
     cells: Sequence[Cell | None],
-    index: int,
     identities: Mapping[str, Identity],
     track: str,
-) -> Shown:
-    """What the run at ``index`` of ``reading`` shows on its page."""
-    cell = cells[reading.positions[index]]
-    assert cell is not None
+) -> dict[str, Shown]:
+    """What each run of ``reading`` shows on its page, by artifact id."""
     links = [run_link(run, identities) for run in reading.runs]
-    return Shown(
-        cell=cell,
-        column=reading.column.title,
-        categories=_categories(reading, index),
-        comparisons=_comparisons(reading, index, links),
-        evaluation=urls.evaluation(track, reading.column.evaluation),
-    )
+    page = urls.evaluation(track, reading.column.evaluation)
+    shown = {}
+    for index, run in enumerate(reading.runs):
+        cell = cells[reading.positions[index]]
+        assert cell is not None  # every run of a reading has its cell
+        shown[run.artifact_id] = Shown(
+            cell=cell,
+            column=reading.column.title,
+            categories=_categories(reading, index),
+            comparisons=_comparisons(reading, index, links),
+            evaluation=page,
+        )
+    return shown
 
 
 def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
@@ -133,7 +136,7 @@ def _comparisons(
 ) -> tuple[Comparison, ...]:
     if index not in reading.ranked:
         return ()
-    k = reading.ranked.index(index)
+    k = reading.ranked.index(index)  # at most a few hundred runs per column
     higher = reading.column.direction is Direction.HIGHER
     found = []
     for m, other in enumerate(reading.ranked):
