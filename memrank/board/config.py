@@ -43,6 +43,9 @@ class Column(BaseModel):
     """The headline: the value name each cell shows."""
     direction: Direction
     """Whether a higher or a lower headline is better."""
+    categories: dict[str, str] = {}
+    """Labels for the evaluation's task categories, by the category as runs record it
+    (LoCoMo's ``"1"`` ... ``"5"``); a category without one is shown by its name alone."""
 
     @property
     def key(self) -> str:
@@ -110,6 +113,10 @@ class SiteConfig(BaseModel):
     """Where the site is published, ending in ``/``: sitemap.xml and the 404 page need it."""
     description: str = Field(min_length=1)
     """One or two sentences under the title of the front page."""
+    results_store: str | None = Field(default=None, min_length=1)
+    """Where result files are kept by digest (memrank.artifacts reads it too): a directory
+    relative to artifacts/, or an https:// address with ``{sha256}`` in it, which run pages
+    then link. The site never copies a result file."""
 
     @field_validator("base_url")
     @classmethod

@@ -22,6 +22,8 @@ from memrank.errors import BoardConfigError
 
 __all__ = ["render_docs"]
 
+_SCROLLING = frozenset({"table_open", "fence", "code_block"})
+"""Tokens rendered as boxes that scroll when wide (tables, code blocks)."""
 _DOC_LINK = re.compile(r"(?:\./)?(?:docs/)?(?P<name>[A-Za-z0-9_-]+)\.md(?P<fragment>#.*)?")
 
 
@@ -51,6 +53,9 @@ def _render(source: Path, names: set[str]) -> DocPage:
             break
     for token in tokens:
         _align_by_class(token)
+        if token.type in _SCROLLING:
+            # They scroll sideways when wide: a keyboard must be able to reach and scroll them.
+            token.attrSet("tabindex", "0")
         for child in token.children or ():
             if child.type == "link_open":
                 child.attrSet("href", _link(str(child.attrGet("href") or ""), path, names))

@@ -1,5 +1,6 @@
-"""The board's data files: results.csv and results.json per track, trust.json, sitemap.xml,
-robots.txt, and manifest.json listing every other file with its sha256.
+"""The board's data files: results.csv and results.json per track, each evaluation's plots and
+compare-two data, the changes feed, trust.json, sitemap.xml, robots.txt, and manifest.json
+listing every other file with its sha256.
 
 Everything is sorted and serialised the same way every time, so two builds of the same
 artifacts are byte-identical.
@@ -14,12 +15,20 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from memrank.board import urls
-from memrank.board.model import Board, Cell, Track
+from memrank.board.changelog import feed
+from memrank.board.model import Board, Cell, EvaluationPage, Rank, Track
+from memrank.board.svg import forest, matrix
+from memrank.board.text import visible
+from memrank.stats import LEVEL
 
 __all__ = ["data_files", "manifest"]
 
 # A spreadsheet runs text that starts with one of these as a formula.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
+# Line breaks a spreadsheet (or a naive reader) may take for the end of a row, even in quotes.
+_BREAKS = str.maketrans({c: f"⟨U+{ord(c):04X}⟩" for c in "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"})
+_TIME = "%Y-%m-%dT%H:%M:%SZ"
+"""One time format for results.csv and results.json."""
 
 
 def data_files(board: Board) -> dict[str, bytes]:
@@ -28,6 +37,11 @@ def data_files(board: Board) -> dict[str, bytes]:
     for track in board.tracks:
         files[track.csv_path] = _track_csv(track)
         files[track.json_path] = _json(_track_json(track))
+    for page in board.evaluations:
+        files[page.forest_path] = forest(page)
+        files[page.matrix_path] = matrix(page)
+        files[page.data_path] = _json(_compare_json(page))
+    files[urls.FEED] = feed(board)
     files[urls.TRUST] = _json(board.trust.model_dump(mode="json", by_alias=True))
     files[urls.SITEMAP] = _sitemap(board)
     files[urls.ROBOTS] = (
@@ -48,7 +62,7 @@ def manifest(board: Board, files: dict[str, bytes]) -> bytes:
                     "evaluation_version": run.predicate.evaluation.version,
                     "system": run.predicate.system.name,
                     "version": run.predicate.system.version,
-                    "issued_at": run.predicate.issued_at,
+                    "issued_at": run.predicate.issued_at.strftime(_TIME),
                     "page": run.path,
                 }
                 for run in board.runs
@@ -64,10 +78,22 @@ def _json(data: Any) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
 
 
+def _rank_json(rank: Rank | None) -> dict[str, int] | None:
+    return None if rank is None else {"best": rank.best, "worst": rank.worst, "of": rank.of}
+
+
 def _cell_json(cell: Cell | None) -> dict[str, Any] | None:
     if cell is None:
         return None
-    return {**cell.value.model_dump(mode="json"), "run": cell.run}
+    interval = cell.interval
+    return {
+        **cell.value.model_dump(mode="json"),
+        "low": interval.low if interval else None,
+        "high": interval.high if interval else None,
+        "interval": interval.method if interval else None,
+        "rank": _rank_json(cell.rank),
+        "run": cell.run,
+    }
 
 
 def _track_json(track: Track) -> dict[str, Any]:
@@ -79,12 +105,13 @@ def _track_json(track: Track) -> dict[str, Any]:
         "ranked_by": track.ranking_column,
         "rows": [
             {
-                "rank": row.rank,
+                "rank": _rank_json(row.rank),
                 "system": row.system,
+                "display_name": row.identity.display_name if row.identity else None,
                 "version": row.version,
                 "division": row.division.value,
                 "evidence": row.evidence.value,
-                "published": row.published,
+                "published": row.published.strftime(_TIME),
                 "cells": {
                     column.evaluation: _cell_json(cell)
                     for column, cell in zip(track.columns, row.cells, strict=True)
@@ -96,37 +123,94 @@ def _track_json(track: Track) -> dict[str, Any]:
     }
 
 
+def _compare_json(page: EvaluationPage) -> dict[str, Any]:
+    """What the compare-two picker reads: each ranked run, and every two runs' difference
+    (column minus row, over the tasks both decided, four decimals) and p value (six)."""
+    return {
+        "evaluation": page.column.evaluation,
+        "measure": page.column.measure,
+        "direction": page.column.direction.value,
+        "level": LEVEL,
+        "runs": [
+            {
+                "name": link.display,
+                "version": link.version_shown,
+                "page": link.path,
+                "mean": cell.value.value,
+                "low": cell.interval.low if cell.interval else None,
+                "high": cell.interval.high if cell.interval else None,
+                "rank": cell.rank.label if cell.rank else None,
+            }
+            for link, cell in zip(page.rows, page.cells, strict=True)
+        ],
+        "difference": [[round(d, 4) for d in row] for row in page.differences],
+        "p": [[None if p is None else round(p, 6) for p in row] for row in page.p_values],
+    }
+
+
 def _text(value: str | None) -> str:
-    """A text field as a spreadsheet will show it rather than run it."""
-    if value and value.startswith(_FORMULA_START):
-        return "'" + value
-    return value or ""
+    """A text field as a spreadsheet shows it rather than runs it: no line break inside it
+    (shown as ``⟨U+000D⟩``), and a leading ``'`` where it would start a formula."""
+    text = visible(value or "").translate(_BREAKS)
+    if text.startswith(_FORMULA_START):
+        return "'" + text
+    return text
 
 
 def _track_csv(track: Track) -> bytes:
+    """Every field quoted; every text field, headers included, guarded by ``_text``."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    header = ["rank", "system", "version", "division", "evidence", "published"]
+    writer = csv.writer(out, lineterminator="\r\n", quoting=csv.QUOTE_ALL)
+    header = [
+        "rank",
+        "rank_worst",
+        "system",
+        "display_name",
+        "version",
+        "division",
+        "evidence",
+        "published",
+    ]
+    parts = ["", "decider", "count", "total", "low", "high", "why", "run"]
     for column in track.columns:
-        header += [f"{column.evaluation} {column.measure}", f"{column.evaluation} run"]
+        header += [f"{column.evaluation} {column.measure} {part}".strip() for part in parts]
     if track.overall is not None:
-        header.append(track.overall.measure)
-    writer.writerow(header)
+        header += [track.overall.measure, f"{track.overall.measure} why"]
+    writer.writerow([_text(name) for name in header])
     for row in track.rows:
         line = [
-            "" if row.rank is None else str(row.rank),
+            "" if row.rank is None else str(row.rank.best),
+            "" if row.rank is None else str(row.rank.worst),
             _text(row.system),
+            _text(row.identity.display_name if row.identity else ""),
             _text(row.version),
             row.division.value,
             row.evidence.value,
-            row.published.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            row.published.strftime(_TIME),
         ]
         for cell in row.cells:
-            line += [_number(cell), (cell.run or "") if cell else ""]
+            line += _cell_csv(cell)
         if track.overall is not None:
-            line.append(_number(row.overall))
+            line += [_number(row.overall), _text(row.overall.value.why if row.overall else "")]
         writer.writerow(line)
     return out.getvalue().encode("utf-8")
+
+
+def _cell_csv(cell: Cell | None) -> list[str]:
+    """value, decider, count, total, low, high, why, run page: empty where there is no run."""
+    if cell is None:
+        return [""] * 8
+    value, interval = cell.value, cell.interval
+    return [
+        _number(cell),
+        value.decider.value,
+        "" if value.count is None else str(value.count),
+        "" if value.total is None else str(value.total),
+        "" if interval is None else repr(interval.low),
+        "" if interval is None else repr(interval.high),
+        _text(value.why),
+        cell.run or "",
+    ]
 
 
 def _number(cell: Cell | None) -> str:
@@ -140,7 +224,8 @@ def _sitemap(board: Board) -> bytes:
     pages = [urls.INDEX]
     pages += [track.path for track in board.tracks]
     pages += [run.path for run in board.runs]
-    pages += [pair.path for pair in board.pairs]
+    pages += [page.path for page in board.evaluations]
+    pages.append(urls.CHANGELOG)
     pages += [doc.path for doc in board.docs]
     lines = ['<?xml version="1.0" encoding="UTF-8"?>']
     lines.append('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')

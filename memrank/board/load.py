@@ -12,6 +12,8 @@ from pathlib import Path
 from memrank.artifacts import Root, Verification, load_trust, verify_directory
 from memrank.board.config import BoardConfig
 from memrank.board.config import load as load_config
+from memrank.board.identity import SYSTEMS_TOML, load_identities
+from memrank.board.model import Identity
 
 __all__ = ["BOARD_TOML", "Loaded", "load"]
 
@@ -26,11 +28,19 @@ class Loaded:
     config: BoardConfig
     trust: Root
     verification: Verification
+    identities: dict[str, Identity]
+    """artifacts/systems.toml: who each system is, by signed name."""
 
 
 def load(artifacts: Path) -> Loaded:
-    """Read ``artifacts/board.toml`` and verify every ``artifacts/runs/*.json`` against
-    ``artifacts/root.json``; a trust root that cannot be trusted raises."""
+    """Read ``artifacts/board.toml`` and ``artifacts/systems.toml``, and verify every
+    ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
+    trusted raises."""
     config = load_config(artifacts / BOARD_TOML)
     trust = load_trust(artifacts / ROOT_JSON)
-    return Loaded(config=config, trust=trust.root, verification=verify_directory(artifacts, trust))
+    return Loaded(
+        config=config,
+        trust=trust.root,
+        verification=verify_directory(artifacts, trust),
+        identities=load_identities(artifacts / SYSTEMS_TOML),
+    )

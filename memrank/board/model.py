@@ -8,25 +8,30 @@ links relative to the page they are on.
 from __future__ import annotations
 
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from memrank._types import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
 from memrank.board.config import Column, Overall
 from memrank.measure import Value
-from memrank.paired import Paired
 from memrank.provenance import Evidence
 
 __all__ = [
     "Board",
     "Cell",
+    "CategoryRow",
+    "Change",
+    "Comparison",
     "DocPage",
-    "PairPage",
+    "EvaluationPage",
+    "Identity",
+    "Interval",
+    "Rank",
     "Row",
     "RunLink",
     "RunPage",
-    "TaskRow",
     "Track",
+    "Undecided",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -37,9 +42,13 @@ class RunLink(BaseModel):
 
     model_config = _FROZEN
     path: str
-    """Where the link goes: the run page, or, in a run page's list of pairs, the pair page."""
+    """The run page."""
     system: str
-    """The system's name."""
+    """The system's name, as signed."""
+    display: str
+    """What pages call it: the systems file's display name, else the signed name."""
+    version_shown: str
+    """The version as pages write it (see ``Row.version_shown``)."""
     version: str | None
     """The system's version; None when the run did not state one."""
     evaluation: str
@@ -48,16 +57,69 @@ class RunLink(BaseModel):
     """Why the run is listed where it is, when that needs saying."""
 
 
+class Interval(BaseModel):
+    """A 95% interval of a mean, clustered: tasks of one group move together."""
+
+    model_config = _FROZEN
+    low: float
+    high: float
+    method: str
+    """How it was computed, in words."""
+    clusters: int
+    """How many independent clusters it rests on."""
+
+
+class Rank(BaseModel):
+    """A tie-aware rank: ``best`` counts the rows significantly better, ``worst`` the rows
+    significantly worse from the bottom. Equal when the tests place the row exactly."""
+
+    model_config = _FROZEN
+    best: int
+    worst: int
+    of: int
+    """How many rows were ranked together."""
+
+    @property
+    def shared(self) -> bool:
+        """Whether other rows could hold the same place: the tests do not separate them."""
+        return self.best != self.worst
+
+    @property
+    def label(self) -> str:
+        return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
+
+
+class Identity(BaseModel):
+    """Who a system is, from the maintainers' systems file (artifacts/systems.toml); never
+    from a signed run."""
+
+    model_config = _FROZEN
+    display_name: str = Field(min_length=1, max_length=80)
+    """The name rows show."""
+    organisation: str = Field(default="", max_length=120)
+    """Who makes it."""
+    homepage: str = Field(default="", max_length=300, pattern=r"^(https://\S+)?$")
+    """An https:// address, or empty."""
+    licence: str = Field(default="", max_length=80)
+    """An SPDX identifier or a short phrase (``proprietary``)."""
+    description: str = Field(default="", max_length=400)
+    """One sentence."""
+
+
 class Cell(BaseModel):
     """One column's headline for one row: the number, who decided it, and how."""
 
     model_config = _FROZEN
     value: Value
     """The headline value, with its measure, decider and why."""
+    interval: Interval | None = None
+    """Its 95% interval; None for a whole-run number or one with fewer than two clusters."""
     bar: float
     """The value's share of the column's largest magnitude, 0 to 1: the score bar's length."""
     run: str | None
     """The run page the value comes from; None for an overall, which combines several."""
+    rank: Rank | None = None
+    """The row's rank on this column's paired tests."""
 
 
 class Row(BaseModel):
@@ -66,10 +128,17 @@ class Row(BaseModel):
     model_config = _FROZEN
     key: str
     """Stable within the track; names the row in the page and in results.json."""
-    rank: int | None
+    rank: Rank | None
     """Rank on the track's ranking column; None when the row has no value there."""
     system: str
     version: str | None
+    """As signed; a built-in system's ``in-process`` is shown as ``built in``, never as a version."""
+    version_shown: str
+    """The version as pages write it: ``built into memrank X`` for a system that ships inside
+    memrank (signed as ``in-process``, which is not a version), ``version not stated`` when
+    the run gave none."""
+    identity: Identity | None
+    """From the systems file, when it names the system."""
     division: Division
     evidence: Evidence
     cells: tuple[Cell | None, ...]
@@ -92,6 +161,10 @@ class Track(BaseModel):
     csv_path: str
     json_path: str
     columns: tuple[Column, ...]
+    evaluations: tuple[str | None, ...]
+    """Per column, the path of its evaluation page (None when no run has a column of tasks)."""
+    notices: tuple[str, ...]
+    """Columns that cannot separate much, each said once."""
     overall: Overall | None
     ranking_column: str | None
     """The title of the column the rank comes from."""
@@ -99,16 +172,43 @@ class Track(BaseModel):
     """Best rank first."""
 
 
-class TaskRow(BaseModel):
-    """One task's values on a run page, one entry per task-scope measure."""
+class Undecided(BaseModel):
+    """Tasks of one measure left without a value for one reason (absent is not zero)."""
 
     model_config = _FROZEN
-    task_id: str
-    values: tuple[Value | None, ...]
+    measure: str
+    why: str
+    tasks: int
+    """How many tasks this reason covers."""
+    examples: tuple[str, ...]
+    """The first few of them, by task id."""
+
+
+class Comparison(BaseModel):
+    """This run against another run of the same column, from the all-pairs test."""
+
+    model_config = _FROZEN
+    other: RunLink
+    other_value: float
+    difference: float
+    """The other's mean minus this run's, over the tasks both decided."""
+    p_value: float | None
+    """None where no test is possible (no task both decided)."""
+    verdict: str
+    """``better``, ``worse`` (the other, at the 5% level) or ``not separated``."""
+
+
+class CategoryRow(BaseModel):
+    """A run's headline on one category's tasks."""
+
+    model_config = _FROZEN
+    category: str
+    label: str
+    cell: Cell | None
 
 
 class RunPage(BaseModel):
-    """Everything one verified artifact says, and where its bytes can be downloaded."""
+    """Everything one verified artifact says, and where its bytes can be fetched."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
     artifact_id: str
@@ -118,31 +218,66 @@ class RunPage(BaseModel):
     environment, dates and the run-scope summary."""
     key_ids: tuple[str, ...]
     """The release keys whose signatures verified, as the verifier computed them."""
-    values: tuple[Value, ...]
-    """Every run- and group-scope value in the result file."""
-    task_measures: tuple[str, ...]
-    """The task-scope measures, the columns of ``tasks``."""
-    tasks: tuple[TaskRow, ...]
+    identity: Identity | None
+    version_shown: str
+    """The version as pages write it (see ``Row.version_shown``)."""
+    headline: Cell | None
+    """The value the table shows for this run, with its rank: what a reader clicked."""
+    column: str | None
+    """The title of the column it is shown in; None when no table shows it."""
+    categories: tuple[CategoryRow, ...]
+    undecided: tuple[Undecided, ...]
     envelope_path: str
-    result_path: str
+    result_sha256: str
+    result_url: str | None
+    """The result file in the results store (board.toml's ``results_store``), by digest;
+    never copied into the site. None when the board names no store."""
     supersedes: str | None
     """The run page of the artifact this one corrects."""
     superseded_by: str | None
     """The run page of the artifact that corrects this one; a superseded run leaves the table."""
-    pairs: tuple[RunLink, ...]
-    """Pair pages with every other run of the same evaluation and version."""
+    comparisons: tuple[Comparison, ...]
+    """Every other run shown in the same column, best first."""
+    evaluation_path: str | None
 
 
-class PairPage(BaseModel):
-    """Two runs of the same evaluation and version, read side by side."""
+class EvaluationPage(BaseModel):
+    """One column of a track on its own page: per category, plots, and compare-two."""
 
     model_config = _FROZEN
     path: str
     track: str
-    a: RunLink
-    b: RunLink
-    reading: Paired
-    """``memrank.paired`` of the two result files, closing line included."""
+    column: Column
+    rows: tuple[RunLink, ...]
+    """The runs ranked on the column, best first."""
+    cells: tuple[Cell, ...]
+    """Each row's headline cell."""
+    categories: tuple[tuple[str, str], ...]
+    by_category: tuple[tuple[Cell | None, ...], ...]
+    """Per row, per category."""
+    notice: str | None
+    tasks: int
+    clusters: int
+    forest_path: str
+    matrix_path: str
+    data_path: str
+    """The small JSON the compare-two picker reads: names, means, differences, p values."""
+    differences: tuple[tuple[float, ...], ...]
+    """[i][j]: row j's mean minus row i's, over the tasks both decided."""
+    p_values: tuple[tuple[float | None, ...], ...]
+    """[i][j]: the two-sided p of the paired clustered test of rows i and j; None on the
+    diagonal and where no test is possible."""
+
+
+class Change(BaseModel):
+    """One line of the board's history."""
+
+    model_config = _FROZEN
+    at: UTCDateTime
+    what: str
+    """``added``, ``superseded`` or ``trust root``."""
+    text: str
+    path: str | None
 
 
 class DocPage(BaseModel):
@@ -170,7 +305,9 @@ class Board(BaseModel):
     """SOURCE_DATE_EPOCH when set, else the newest attestation; None when nothing is accepted."""
     tracks: tuple[Track, ...]
     runs: tuple[RunPage, ...]
-    pairs: tuple[PairPage, ...]
+    evaluations: tuple[EvaluationPage, ...]
+    changes: tuple[Change, ...]
+    """Newest first."""
     unlisted: tuple[RunLink, ...]
     """Accepted runs no table shows, each with its note saying why."""
     docs: tuple[DocPage, ...]

@@ -1,69 +1,111 @@
 """A run page from a verified run, the links that point at it, and the bytes it offers for
-download."""
+download (the signed envelope only: the result file stays in the results store)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
-from memrank.board.model import RunLink, RunPage, TaskRow
-from memrank.measure import Value
+from memrank.board.model import Identity, RunLink, RunPage, Undecided
 
-__all__ = ["downloads", "run_link", "run_page"]
+if TYPE_CHECKING:
+    from memrank.board.compare import Shown
+
+__all__ = ["EXAMPLES", "downloads", "run_link", "run_page", "version_shown"]
+
+EXAMPLES = 5
+"""Task ids a run page lists per reason a value is missing; the scores file has them all."""
+_BUILT_IN = "in-process"
 
 
-def run_page(run: VerifiedRun, superseded_by: str | None, pairs: tuple[RunLink, ...]) -> RunPage:
-    """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any."""
-    values = run.result.values
-    task_measures = tuple(dict.fromkeys(v.measure for v in values if v.task_id is not None))
+def run_page(
+    run: VerifiedRun,
+    identity: Identity | None,
+    superseded_by: str | None,
+    shown: Shown | None,
+    results_store: str | None,
+) -> RunPage:
+    """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any, and
+    ``shown`` what the table says of it."""
     supersedes = run.predicate.supersedes
+    scores = run.scores
+    sha256 = scores.result_sha256
     return RunPage(
         artifact_id=run.artifact_id,
         path=urls.run(run.artifact_id),
         predicate=run.predicate,
         key_ids=run.keyids,
-        values=tuple(v for v in values if v.task_id is None),
-        task_measures=task_measures,
-        tasks=_task_rows(run, task_measures),
+        identity=identity,
+        version_shown=version_shown(run),
+        headline=shown.cell if shown else None,
+        column=shown.column if shown else None,
+        categories=shown.categories if shown else (),
+        undecided=_undecided(scores.task_ids, scores.measures),
         envelope_path=urls.envelope(run.artifact_id),
-        result_path=urls.result_file(run.artifact_id),
+        result_sha256=sha256,
+        result_url=_store_url(results_store, sha256),
         supersedes=urls.run(supersedes) if supersedes else None,
         superseded_by=urls.run(superseded_by) if superseded_by else None,
-        pairs=pairs,
+        comparisons=shown.comparisons if shown else (),
+        evaluation_path=shown.evaluation if shown else None,
     )
 
 
-def run_link(run: VerifiedRun, *, path: str | None = None, note: str = "") -> RunLink:
-    """How other pages point at ``run``: its run page, unless ``path`` says where instead."""
+def _store_url(results_store: str | None, sha256: str) -> str | None:
+    """The result file's address in the results store, when the store is on the web; a
+    local store directory has no address a reader could follow."""
+    if results_store is None or not results_store.startswith("https://"):
+        return None
+    return results_store.replace("{sha256}", sha256)
+
+
+def version_shown(run: VerifiedRun) -> str:
+    """The version as pages write it: a system built into memrank signs ``in-process``,
+    which is where it ran, not a version; its version is memrank's."""
+    version = run.predicate.system.version
+    if version == _BUILT_IN:
+        return f"built into memrank {run.predicate.pipeline.memrank_version}"
+    return version or "version not stated"
+
+
+def run_link(run: VerifiedRun, identities: Mapping[str, Identity], *, note: str = "") -> RunLink:
+    """How other pages point at ``run``."""
     p = run.predicate
+    identity = identities.get(p.system.name)
     return RunLink(
-        path=path or urls.run(run.artifact_id),
+        path=urls.run(run.artifact_id),
         system=p.system.name,
+        display=identity.display_name if identity else p.system.name,
         version=p.system.version,
+        version_shown=version_shown(run),
         evaluation=p.evaluation.name,
         issued_at=p.issued_at,
         note=note,
     )
 
 
-def _task_rows(run: VerifiedRun, measures: tuple[str, ...]) -> tuple[TaskRow, ...]:
-    """One row per task, in the order the run put them, one value (or None) per measure."""
-    by_task: dict[str, dict[str, Value]] = {}
-    for value in run.result.values:
-        if value.task_id is not None:
-            by_task.setdefault(value.task_id, {})[value.measure] = value
-    order = dict.fromkeys([*(t.task.id for t in run.result.traces), *by_task])
-    return tuple(
-        TaskRow(task_id=task, values=tuple(by_task.get(task, {}).get(m) for m in measures))
-        for task in order
-    )
+def _undecided(task_ids: Sequence[str], measures: Mapping[str, object]) -> tuple[Undecided, ...]:
+    """Every reason a task value is missing, per measure, with how many tasks it covers."""
+    found = []
+    for measure, column in measures.items():
+        reasons: dict[str, list[int]] = defaultdict(list)
+        for index, why in sorted(column.why.items()):  # type: ignore[attr-defined]
+            reasons[why].append(index)
+        for why, indices in sorted(reasons.items(), key=lambda item: (-len(item[1]), item[0])):
+            found.append(
+                Undecided(
+                    measure=measure,
+                    why=why,
+                    tasks=len(indices),
+                    examples=tuple(task_ids[i] for i in indices[:EXAMPLES]),
+                )
+            )
+    return tuple(found)
 
 
 def downloads(runs: Sequence[VerifiedRun]) -> dict[str, bytes]:
-    """Each run's envelope and result file, byte for byte, beside its page."""
-    files: dict[str, bytes] = {}
-    for run in runs:
-        files[urls.envelope(run.artifact_id)] = run.path.read_bytes()
-        files[urls.result_file(run.artifact_id)] = run.result_bytes
-    return files
+    """Each run's signed envelope, byte for byte, beside its page."""
+    return {urls.envelope(run.artifact_id): run.path.read_bytes() for run in runs}

@@ -15,13 +15,16 @@ from urllib.parse import urlsplit
 
 from memrank.board import urls
 from memrank.board.model import Board
+from memrank.board.text import isolated, plain, short, visible
 from memrank.errors import BoardConfigError
 
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-__all__ = ["render_pages", "static_files"]
+__all__ = ["DEFAULT_TEMPLATES", "render_pages", "static_files"]
 
+DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
+"""The default theme, shipped inside the package so an installed wheel can build a board."""
 _STATIC = "static"
 
 
@@ -38,8 +41,9 @@ def render_pages(board: Board, templates: Path) -> dict[str, bytes]:
         page(track.path, "track.html", track=track)
     for run in board.runs:
         page(run.path, "run.html", run=run)
-    for pair in board.pairs:
-        page(pair.path, "pair.html", pair=pair)
+    for evaluation in board.evaluations:
+        page(evaluation.path, "evaluation.html", evaluation=evaluation)
+    page(urls.CHANGELOG, "changes.html")
     for doc in board.docs:
         page(doc.path, "doc.html", doc=doc)
     # Served for a missing path at any depth, so its links start at the site's own path.
@@ -64,8 +68,8 @@ def _environment(templates: Path) -> Environment:
 
     if not templates.is_dir():
         raise BoardConfigError(
-            f"{templates}: no templates folder here; pass --templates DIR (the repository's "
-            "templates/ is the default theme)"
+            f"{templates}: no templates folder here; pass --templates DIR holding the theme, "
+            "or leave --templates out for the default one"
         )
     environment = Environment(
         loader=FileSystemLoader(templates),
@@ -132,6 +136,10 @@ def _label(name: str) -> str:
 
 
 FILTERS: dict[str, Callable[..., str]] = {
+    "text": isolated,
+    "plain": plain,
+    "short": short,
+    "visible": visible,
     "number": _number,
     "signed": _signed,
     "day": _day,

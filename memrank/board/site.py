@@ -23,7 +23,7 @@ from memrank.board.files import data_files, manifest
 from memrank.board.load import load
 from memrank.board.model import Board
 from memrank.board.pages import downloads
-from memrank.board.render import render_pages, static_files
+from memrank.board.render import DEFAULT_TEMPLATES, render_pages, static_files
 from memrank.errors import BoardError
 
 __all__ = ["Made", "assemble", "differences", "make", "write"]
@@ -41,16 +41,24 @@ class Made:
     """Every artifact the verifier refused, with its reason; none of them is in ``tree``."""
 
 
-def make(artifacts: Path, templates: Path, docs: Path) -> Made:
-    """Verify the artifacts, build the Board of those that verify, and render the site.
+def make(artifacts: Path, templates: Path | None, docs: Path) -> Made:
+    """Verify the artifacts, build the Board of those that verify, and render the site with
+    ``templates`` (None: the default theme inside the package).
 
     The parsed result files are dropped on return: the Board keeps only what it shows.
     """
     with _cycle_collection_paused():
         loaded = load(artifacts)
         runs = loaded.verification.runs
-        board = build_board(loaded.config, runs, loaded.trust, render_docs(docs), source_date())
-        tree = assemble(board, templates, downloads(runs))
+        board = build_board(
+            loaded.config,
+            runs,
+            loaded.trust,
+            render_docs(docs),
+            source_date(),
+            loaded.identities,
+        )
+        tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs))
     return Made(board, tree, len(runs), loaded.verification.refusals)
 
 
@@ -74,7 +82,7 @@ def _cycle_collection_paused() -> Iterator[None]:
 
 def assemble(board: Board, templates: Path, downloads: Mapping[str, bytes]) -> dict[str, bytes]:
     """Every file of the site by root-relative path: pages, static assets, the downloads
-    (envelopes and result files), data files, and last the manifest of all of them."""
+    (signed envelopes), data files, and last the manifest of all of them."""
     tree: dict[str, bytes] = {}
     parts = (render_pages(board, templates), static_files(templates), downloads, data_files(board))
     for part in parts:

@@ -12,6 +12,8 @@ import hashlib
 import re
 
 __all__ = [
+    "CHANGELOG",
+    "FEED",
     "INDEX",
     "MANIFEST",
     "NOT_FOUND",
@@ -21,9 +23,9 @@ __all__ = [
     "doc",
     "envelope",
     "href",
+    "evaluation",
+    "evaluation_file",
     "id16",
-    "pair",
-    "result_file",
     "run",
     "slug",
     "static",
@@ -37,6 +39,8 @@ MANIFEST = "manifest.json"
 TRUST = "trust.json"
 SITEMAP = "sitemap.xml"
 ROBOTS = "robots.txt"
+CHANGELOG = "changes/index.html"
+FEED = "changes/feed.xml"
 
 _SAFE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _UNSAFE_RUN = re.compile(r"[^a-z0-9]+")
@@ -82,13 +86,14 @@ def envelope(artifact_id: str) -> str:
     return f"runs/{id16(artifact_id)}/envelope.json"
 
 
-def result_file(artifact_id: str) -> str:
-    """The result file the envelope names, as a download beside the run page."""
-    return f"runs/{id16(artifact_id)}/result.json"
+def evaluation(track_name: str, evaluation_name: str) -> str:
+    """A track column's own page: categories, plots, compare-two."""
+    return evaluation_file(track_name, evaluation_name, "index.html")
 
 
-def pair(evaluation: str, a_id: str, b_id: str) -> str:
-    return f"pairs/{slug(evaluation)}/{id16(a_id)}--{id16(b_id)}/index.html"
+def evaluation_file(track_name: str, evaluation_name: str, name: str) -> str:
+    """A file beside a column's page (its plots and its compare-two data)."""
+    return f"{slug(track_name)}/{slug(evaluation_name)}/{name}"
 
 
 def doc(name: str) -> str:

@@ -29,10 +29,10 @@ _FOLDER = click.Path(file_okay=False, path_type=Path)
 )
 @click.option(
     "--templates",
-    default=Path("templates"),
-    show_default=True,
+    default=None,
     type=_FOLDER,
-    help="The jinja2 templates and static/ assets of the board.",
+    help="The jinja2 templates and static/ assets of the board [default: the theme inside the "
+    "package].",
 )
 @click.option(
     "--docs",
@@ -51,7 +51,7 @@ _FOLDER = click.Path(file_okay=False, path_type=Path)
     help="Write nothing; fail (exit 1) if --out differs from what the artifacts build.",
 )
 def build_site_command(
-    artifacts: Path, templates: Path, docs: Path, out: Path, strict: bool, check: bool
+    artifacts: Path, templates: Path | None, docs: Path, out: Path, strict: bool, check: bool
 ) -> None:
     """Build the static leaderboard from the signed artifacts that verify.
 
@@ -91,7 +91,7 @@ def build_site_command(
     write(tree, out)
     click.echo(
         f"built {out}: {len(tree)} file(s), {len(board.runs)} run page(s), "
-        f"{len(board.pairs)} pair page(s); {accepted}"
+        f"{len(board.evaluations)} evaluation page(s); {accepted}"
     )
 
 

@@ -122,7 +122,13 @@
   form.addEventListener("input", update);
   form.addEventListener("change", update);
   form.addEventListener("submit", (event) => event.preventDefault());
-  form.addEventListener("reset", () => setTimeout(update));
+  // Clearing goes back to the table as built: no filter, ranked order.
+  form.addEventListener("reset", () =>
+    setTimeout(() => {
+      sortBy(byRank.column, byRank.direction);
+      update();
+    }),
+  );
 
   form.hidden = false;
   restore();

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page
 
 REPOSITORY = Path(__file__).parents[2]
-TEMPLATES = REPOSITORY / "templates"
+TEMPLATES = REPOSITORY / "memrank" / "board" / "templates"
 DOCS = REPOSITORY / "docs"
 
 BOARD_TOML = """

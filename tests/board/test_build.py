@@ -1,4 +1,5 @@
-"""From verified runs to the Board: rows, cells, tie-aware ranks, overall, pairs, notes."""
+"""From verified runs to the Board: rows, cells with intervals, tie-aware ranks, overall,
+comparisons, evaluation pages, notes."""
 
 from __future__ import annotations
 
@@ -25,9 +26,13 @@ from tests.board.conftest import (
 )
 
 
-def table(track: Track) -> list[tuple[int | None, str, list[float | None]]]:
+def table(track: Track) -> list[tuple[str | None, str, list[float | None]]]:
     return [
-        (row.rank, row.system, [c.value.value if c else None for c in row.cells])
+        (
+            row.rank.label if row.rank else None,
+            row.system,
+            [c.value.value if c else None for c in row.cells],
+        )
         for row in track.rows
     ]
 
@@ -35,15 +40,19 @@ def table(track: Track) -> list[tuple[int | None, str, list[float | None]]]:
 def test_rows_are_ranked_by_paired_tests_and_tied_where_no_test_separates(board: Board) -> None:
     textual = board.tracks[0]
     assert textual.ranking_column == "Notes"
+    # Full and word-overlap tie on Notes (both 1.0): each is at best 1st, at worst 2nd.
     assert table(textual) == [
-        (1, "FullContextAdapter", [1.0, 1.0]),
-        (1, "WordOverlapAdapter", [0.8, 1.0]),
-        (3, "NoContextAdapter", [0.2, 0.0]),
+        ("1–2", "FullContextAdapter", [1.0, 1.0]),
+        ("1–2", "WordOverlapAdapter", [0.8, 1.0]),
+        ("3", "NoContextAdapter", [0.2, 0.0]),
     ]
-    # The rank is memrank.stats' own: the same paired test the pair page reports.
-    notes_pairs = [p for p in board.pairs if p.reading.evaluation == "notes"]
-    significant = [p for p in notes_pairs if (p.reading.measures[0].test.p_value or 1) < 0.05]
-    assert len(significant) == 2
+    assert [row.rank.shared for row in textual.rows if row.rank] == [True, True, False]
+    # The rank and the run page's comparisons come from the same all-pairs test.
+    word = next(r for r in board.runs if r.path == textual.rows[1].cells[1].run)
+    assert [(c.other.system, c.verdict) for c in word.comparisons] == [
+        ("FullContextAdapter", "not separated"),
+        ("NoContextAdapter", "worse"),
+    ]
 
 
 def test_a_cell_is_the_mean_a_paired_reading_reports_with_its_counts(board: Board) -> None:
@@ -79,14 +88,41 @@ def test_an_empty_track_has_no_rows(board: Board) -> None:
     assert (coding.name, coding.rows, coding.columns) == ("coding", (), ())
 
 
-def test_every_two_runs_of_one_evaluation_version_have_a_pair_page(board: Board) -> None:
-    assert len(board.pairs) == 6
-    pair = next(p for p in board.pairs if p.reading.evaluation == "demo")
-    a = next(r for r in board.runs if r.path == pair.a.path)
-    b = next(r for r in board.runs if r.path == pair.b.path)
-    assert a.predicate.issued_at < b.predicate.issued_at  # A is the one attested first
-    assert pair.path == urls.pair("demo", a.artifact_id, b.artifact_id)
-    assert [link.path for link in a.pairs].count(pair.path) == 1
+def test_every_run_is_compared_with_every_other_run_of_its_column(board: Board) -> None:
+    shown = [run for run in board.runs if run.headline is not None]
+    assert len(shown) == 6
+    for run in shown:
+        others = {c.other.path for c in run.comparisons}
+        same = {
+            r.path
+            for r in shown
+            if r.predicate.evaluation == run.predicate.evaluation and r.path != run.path
+        }
+        assert others == same
+    notes_page = next(e for e in board.evaluations if e.column.evaluation == "notes")
+    assert notes_page.path == urls.evaluation("textual", "notes")
+    assert [link.system for link in notes_page.rows] == [
+        "FullContextAdapter",
+        "WordOverlapAdapter",
+        "NoContextAdapter",
+    ]
+    # [i][j] is row j minus row i; the matrix is the one the comparisons read.
+    assert notes_page.differences[0] == (0.0, 0.0, -1.0)
+    assert notes_page.p_values[0][1] == 1.0 and notes_page.p_values[0][2] < 0.05
+
+
+def test_a_cell_carries_its_clustered_interval(board: Board) -> None:
+    row = next(r for r in board.tracks[0].rows if r.system == "NoContextAdapter")
+    notes_cell = row.cells[1]
+    assert notes_cell is not None and notes_cell.interval is not None
+    assert notes_cell.interval.clusters == 6
+    assert notes_cell.interval.low <= notes_cell.value.value <= notes_cell.interval.high
+    demo_cell = row.cells[0]
+    # The demo's five tasks are one group: no interval, and the track says why.
+    assert demo_cell is not None and demo_cell.interval is None
+    assert any(
+        n.startswith("Demo: All 5 tasks are in one cluster") for n in board.tracks[0].notices
+    )
 
 
 def test_run_pages_carry_the_verified_facts(board: Board) -> None:
@@ -94,10 +130,16 @@ def test_run_pages_carry_the_verified_facts(board: Board) -> None:
     for run in board.runs:
         assert run.key_ids == (release,)
         assert run.predicate.evidence.value != "development_observation"
-    demo = next(r for r in board.runs if r.predicate.evaluation.name == "demo")
-    assert [t.task_id for t in demo.tasks][:2] == ["q_job", "q_animal"]
-    assert demo.task_measures == ("word-match",)
-    assert {v.measure for v in demo.values} >= {"demo-score", "failure-rate"}
+    demo = next(
+        r
+        for r in board.runs
+        if r.predicate.evaluation.name == "demo" and r.predicate.system.name == "NoContextAdapter"
+    )
+    assert demo.headline is not None and demo.headline.value.value == 0.2
+    assert demo.headline.rank is not None and demo.column == "Demo"
+    assert demo.version_shown == f"built into memrank {demo.predicate.pipeline.memrank_version}"
+    assert demo.result_url is None and len(demo.result_sha256) == 64
+    assert "failure-rate" in {v.measure for v in demo.predicate.summary}
 
 
 def test_runs_no_table_shows_are_listed_with_the_reason(tmp_path: Path) -> None:
@@ -132,10 +174,10 @@ def test_lower_is_better_flips_the_ranking(tmp_path: Path) -> None:
         '[tracks.textual.overall]\nmeasure = "mean-headline"\nhow = "mean"\n', ""
     )
     board, _ = built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
-    assert [(r.rank, r.system) for r in board.tracks[0].rows] == [
-        (1, "NoContextAdapter"),
-        (2, "FullContextAdapter"),  # tied on Notes; then by name
-        (2, "WordOverlapAdapter"),
+    assert [(r.rank.label if r.rank else None, r.system) for r in board.tracks[0].rows] == [
+        ("1", "NoContextAdapter"),
+        ("2–3", "FullContextAdapter"),  # tied on Notes; then by key
+        ("2–3", "WordOverlapAdapter"),
     ]
 
 
@@ -178,7 +220,9 @@ def test_a_corrected_run_leaves_the_table_and_says_so(tmp_path: Path) -> None:
     assert [link.note for link in board.unlisted] == [
         "corrected by a later artifact, which the table shows instead"
     ]
-    assert board.pairs == ()  # a correction is not a second run to compare with
+    # A correction is not a second run to compare with.
+    assert [len(page.rows) for page in board.evaluations] == [1]
+    assert [change.what for change in board.changes] == ["corrected", "added"]
 
 
 def test_updated_is_source_date_epoch_else_the_newest_attestation(

@@ -47,7 +47,7 @@ def test_builds_the_site_and_check_finds_it_up_to_date(artifacts: Path, tmp_path
     out = tmp_path / "site"
     built = build_site(artifacts, out)
     assert built.exit_code == 0, built.output
-    assert "6 run page(s), 6 pair page(s); 6 run(s) verified, 0 refused" in built.output
+    assert "6 run page(s), 2 evaluation page(s); 6 run(s) verified, 0 refused" in built.output
     assert (out / "textual" / "index.html").is_file()
     checked = build_site(artifacts, out, "--check")
     assert checked.exit_code == 0, checked.output

@@ -36,7 +36,9 @@ def test_links_between_docs_pages_point_at_their_board_pages(tmp_path: Path) -> 
 def test_the_repository_docs_render_with_their_tables() -> None:
     pages = {page.name: page for page in render_docs(DOCS)}
     assert {"cli", "methodology"} <= set(pages)
-    assert "<table>" in pages["methodology"].html
+    # Tables and code blocks scroll sideways when wide, so a keyboard can reach them.
+    assert '<table tabindex="0">' in pages["methodology"].html
+    assert '<pre><code tabindex="0"' in pages["cli"].html + pages["artifacts"].html
     assert pages["methodology"].title.startswith("Methodology")
 
 

@@ -6,6 +6,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from pathlib import Path
 
 from memrank.board.model import Board
@@ -18,15 +19,31 @@ def rows_of(tree: dict[str, bytes], path: str) -> list[dict[str, str]]:
 
 def test_results_csv_lists_rows_with_numbers_and_runs(board: Board, tree: dict[str, bytes]) -> None:
     rows = rows_of(tree, "textual/results.csv")
-    assert [(r["rank"], r["system"]) for r in rows] == [
-        ("1", "FullContextAdapter"),
-        ("1", "WordOverlapAdapter"),
-        ("3", "NoContextAdapter"),
+    assert [(r["rank"], r["rank_worst"], r["system"]) for r in rows] == [
+        ("1", "2", "FullContextAdapter"),
+        ("1", "2", "WordOverlapAdapter"),
+        ("3", "3", "NoContextAdapter"),
     ]
     word_overlap = rows[1]
     assert word_overlap["demo word-match"] == "0.8" and word_overlap["mean-headline"] == "0.9"
-    assert word_overlap["demo run"] == board.tracks[0].rows[1].cells[0].run  # type: ignore[union-attr]
+    assert word_overlap["demo word-match run"] == board.tracks[0].rows[1].cells[0].run  # type: ignore[union-attr]
     assert word_overlap["division"] == "open-source"
+    # What docs/board.md promises: who decided it, its counts, why, and the interval.
+    assert word_overlap["demo word-match decider"] == "rule"
+    assert (word_overlap["demo word-match count"], word_overlap["demo word-match total"]) == (
+        "4",
+        "5",
+    )
+    assert word_overlap["demo word-match why"] == "mean over 5 task(s)"
+    assert (
+        float(word_overlap["notes word-match low"])
+        <= 1.0
+        <= float(word_overlap["notes word-match high"])
+    )
+    # The same time format as results.json.
+    data = json.loads(tree["textual/results.json"])
+    assert word_overlap["published"] == data["rows"][1]["published"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", word_overlap["published"])
 
 
 def test_results_csv_text_cannot_become_a_formula(tmp_path: Path) -> None:
@@ -62,7 +79,10 @@ def test_results_json_carries_every_cell_with_measure_decider_and_why(
 
 def test_an_empty_track_still_has_its_files(tree: dict[str, bytes]) -> None:
     assert json.loads(tree["coding/results.json"])["rows"] == []
-    assert tree["coding/results.csv"] == b"rank,system,version,division,evidence,published\n"
+    assert tree["coding/results.csv"] == (
+        b'"rank","rank_worst","system","display_name","version","division","evidence",'
+        b'"published"\r\n'
+    )
 
 
 def test_sitemap_and_robots_use_the_published_address(board: Board, tree: dict[str, bytes]) -> None:
@@ -87,8 +107,9 @@ def test_downloads_are_the_signed_bytes(
     for run in board.runs:
         envelope = standard / "runs" / f"{run.artifact_id}.json"
         assert tree[run.envelope_path] == envelope.read_bytes()
-        digest = hashlib.sha256(tree[run.result_path]).hexdigest()
-        assert run.predicate.dataset_bundle and (standard / "results" / f"{digest}.json").exists()
+        # The result file is never copied into the site: the run page names it by digest.
+        assert (standard / "results" / f"{run.result_sha256}.json").exists()
+        assert not any(run.result_sha256 in path for path in tree)
 
 
 def test_trust_json_is_the_trust_root(tree: dict[str, bytes], standard: Path) -> None:

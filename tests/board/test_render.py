@@ -55,8 +55,12 @@ def test_artifact_text_arrives_as_text(hostile: Path) -> None:
     rendered = pages(tree)
     for path, text in rendered.items():
         tags = Tags(text)
-        assert len(tags.all("script")) <= 1, path  # board.js on track pages, nothing else
-        assert not tags.all("img"), path
+        assert len(tags.all("script")) <= 1, path  # one of the board's own scripts, nothing else
+        # The only images are the board's own plots, beside the evaluation page.
+        assert all(
+            re.fullmatch(r"\.\./\.\./textual/[a-z0-9-]+/(forest|matrix)\.svg", img["src"] or "")
+            for img in tags.all("img")
+        ), path
         assert not any(name.startswith("on") for _, attrs in tags.tags for name in attrs), path
         hrefs = [attrs.get("href") or "" for attrs in tags.all("a")]
         assert not any(h.startswith("javascript:") for h in hrefs), path
@@ -65,8 +69,8 @@ def test_artifact_text_arrives_as_text(hostile: Path) -> None:
     assert PAYLOADS["system"] in track and PAYLOADS["version"] in track
     run = next(text for path, text in texts.items() if path.startswith("runs/"))
     assert all(payload in run for payload in PAYLOADS.values())
-    pair = next(text for path, text in texts.items() if path.startswith("pairs/"))
-    assert PAYLOADS["task"] in pair
+    changes = texts["changes/index.html"]
+    assert PAYLOADS["system"] in changes
     # The data files carry the same text as data (JSON escapes nothing it need not).
     results = json.loads(tree["textual/results.json"])
     assert results["rows"][0]["system"].startswith(PAYLOADS["system"])
@@ -98,8 +102,12 @@ def test_the_track_table_is_accessible(tree: dict[str, bytes]) -> None:
 
 def test_every_number_names_its_measure_and_decider(tree: dict[str, bytes]) -> None:
     track = pages(tree)["textual/index.html"]
-    assert track.count('<span class="decider">word-match · rule · ') == 6
-    assert track.count('<span class="decider">mean-headline · rule</span>') == 3
+    assert track.count('<span class="decider"><bdi>word-match</bdi> · decided by rule · ') == 6
+    assert (
+        track.count('<span class="decider"><bdi>mean-headline</bdi> · decided by rule</span>') == 3
+    )
+    # Each interval is shown beside its number, and said in words in the cell's details.
+    assert track.count('<span class="why">95% interval ') == track.count('class="interval"') == 3
 
 
 def test_an_empty_track_says_so_and_ships_no_script(tree: dict[str, bytes]) -> None:
@@ -114,6 +122,7 @@ def test_the_404_page_links_from_the_site_root(tree: dict[str, bytes]) -> None:
     assert {link.get("href") for link in tags.all("link")} == {
         "/board/static/board.css",
         "/board/static/favicon.svg",
+        "/board/changes/feed.xml",
     }
 
 
@@ -122,7 +131,7 @@ def test_pages_link_relative_to_where_they_are(board: Board, tree: dict[str, byt
     page = pages(tree)[run.path]
     assert 'href="../../static/board.css"' in page
     assert f'href="../../{run.envelope_path}" download' in page
-    assert f'href="../../{run.result_path}" download' in page
+    assert "result.json" not in page
 
 
 def test_a_template_naming_something_undefined_is_an_error(tmp_path: Path, board: Board) -> None:
@@ -144,5 +153,6 @@ def test_static_assets_are_served_under_static() -> None:
     assert set(static_files(TEMPLATES)) == {
         "static/board.css",
         "static/board.js",
+        "static/compare.js",
         "static/favicon.svg",
     }

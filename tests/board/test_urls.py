@@ -41,9 +41,7 @@ def test_scripting_text_cannot_reach_a_path() -> None:
 def test_runs_are_addressed_by_the_first_16_hex_digits() -> None:
     artifact = "0123456789abcdef" * 4
     assert urls.run(artifact) == "runs/0123456789abcdef/index.html"
-    assert urls.pair("demo", artifact, "f" * 64) == (
-        "pairs/demo/0123456789abcdef--ffffffffffffffff/index.html"
-    )
+    assert urls.evaluation("textual", "LoCoMo 10") == "textual/locomo-10-21dd9ca3/index.html"
     with pytest.raises(ValueError, match="64 lower-case hex"):
         urls.run("../../etc/passwd")
 
@@ -53,7 +51,7 @@ def test_runs_are_addressed_by_the_first_16_hex_digits() -> None:
     [
         ("index.html", "static/board.css"),
         ("textual/index.html", "../static/board.css"),
-        ("pairs/demo/a--b/index.html", "../../../static/board.css"),
+        ("textual/notes/index.html", "../../static/board.css"),
     ],
 )
 def test_links_are_relative_to_the_page(page: str, expected: str) -> None:

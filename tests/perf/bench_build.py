@@ -1,27 +1,26 @@
-"""Benchmark: `memrank build-site` over 2,000 synthetic signed runs, as a ratio to verifying them.
+"""Benchmark: `memrank build-site` at 10, 50 and 200 systems x 3 evaluations of LoCoMo's shape.
 
-The baseline is verify_directory over the same artifacts folder (what `memrank verify` does):
-the floor of any build, which must verify before it shows anything. The build is the whole
-command in this process: verify, parse each result file into a Result, rank, read every pair
-of runs side by side (memrank.paired, 10,000 bootstrap resamples where a measure is
-continuous), render every page and write the site. Target: at most 2x.
+Each evaluation has 1,986 tasks in 10 clusters (conversations) and 5 categories, like LoCoMo;
+each system's run has a binary word-match value per task, drawn from a skill that grows with
+the system's number plus a per-conversation effect, so ranks are a mix of separated rows and
+ties. Result files go to a results store outside artifacts/, as a LoCoMo board keeps them.
+For each size the whole build (verify, read every run's scores, test all pairs of each
+column, render, write) runs in a fresh process, and this prints its wall time, peak RSS, the
+site's files and bytes, and the verify-only time of the same folder as the baseline.
 
-Growth: the same build at 500 and at 2,000 artifacts. The artifacts are spread as a real board
-grows, over more evaluations rather than ever more systems per evaluation: 10 systems per
-evaluation, so runs and pair pages both grow with the artifact count (pairs are quadratic in the
-systems of one evaluation version, a number this holds fixed). Linear means the per-artifact
-time stays flat.
+Then it fits growth exponents over the sizes (log time / log systems: 1 is linear; target
+<= 1.1 for time and bytes) and checks the targets for 200 x 3: <= 60 s, <= 1 GB RSS, site
+<= 150 MB, and a rebuild after adding one run <= 1.5x a verify of the whole directory.
 
-Also printed: verifying plus parsing every result file into a typed Result (which the board
-needs for values, ranks and pairs, and verify alone skips), as a second baseline.
-
-Each run has 40 tasks with binary word-match values drawn per system, in 8 groups.
-Run: uv run python tests/perf/bench_build.py [artifacts ...]   (default 500 2000)
+Run: uv run python tests/perf/bench_build.py [systems ...]   (default 10 50 200)
 """
 
 from __future__ import annotations
 
+import math
+import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,57 +30,59 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import memrank
-from memrank import Clearing, Document, Evaluation, Expected, Task, Value
+from memrank import Clearing, Document, Evaluation, Expected, Task
 from memrank.artifacts import Root, attest, load_trust, sign_root, verify_directory, write_root
-from memrank.board.site import make, write
 from memrank.result import Result
 from tests.artifacts.conftest import LONG_AGO, NOW, as_installed
 
 REPOSITORY = Path(__file__).parents[2]
-SYSTEMS_PER_EVALUATION = 10
-TASKS = 40
-COLUMNS = 5
+EVALUATIONS = 3
+TASKS = 1_986
+CLUSTERS = 10
+CATEGORIES = 5
 
 
 def evaluation(number: int) -> Evaluation:
     tasks = tuple(
         Task(
-            id=f"t{i:02d}",
+            id=f"conv-{i % CLUSTERS}:q{i}",
             prompt=f"What colour is gadget {i}?",
-            group=f"g{i % 8}",
+            group=f"conv-{i % CLUSTERS}",
+            category=str(1 + i % CATEGORIES),
             context=(Document(id=f"d{i}", content=f"Gadget {i} is painted colour{i}."),),
             expected=Expected(required_spans=(f"colour{i}",), evidence_doc_ids=(f"d{i}",)),
         )
         for i in range(TASKS)
     )
     return Evaluation(
-        name=f"synthetic-{number:03d}",
-        version="synthetic@v1",
+        name=f"locomo-shaped-{number}",
+        version="locomo-shaped@v1",
         tasks=tasks,
         measures=(memrank.WordMatch(),),
         clearing=Clearing.PER_GROUP,
     )
 
 
-def system_run(base: Result, system: int, rng: random.Random) -> Result:
+def system_run(base: Result, system: int, systems: int, rng: random.Random) -> Result:
     """The base run as if system ``system`` had run it, its word-match values redrawn."""
-    skill = 0.3 + 0.06 * system
+    skill = 0.2 + 0.6 * system / max(systems - 1, 1)
+    effect = [rng.uniform(-0.1, 0.1) for _ in range(CLUSTERS)]
+    group = {t.task.id: int(t.task.group.split("-")[1]) for t in base.traces if t.task.group}
     values = tuple(
-        Value(
-            measure=v.measure,
-            decider=v.decider,
-            task_id=v.task_id,
-            value=float(rng.random() < skill),
-            why="drawn for the benchmark",
+        v.model_copy(
+            update={
+                "value": float(rng.random() < skill + effect[group[v.task_id]]),
+                "why": "drawn for the benchmark",
+            }
         )
-        if v.measure == "word-match"
+        if v.measure == "word-match" and v.task_id is not None
         else v
         for v in base.values
     )
     return base.model_copy(
         update={
             "system": base.system.model_copy(
-                update={"name": f"System{system:02d}", "version": "1.0"}
+                update={"name": f"System{system:03d}", "version": "1.0"}
             ),
             "values": values,
         }
@@ -90,21 +91,20 @@ def system_run(base: Result, system: int, rng: random.Random) -> Result:
 
 def board_toml() -> str:
     columns = "".join(
-        f'\n[[tracks.textual.columns]]\nevaluation = "synthetic-{n:03d}"\n'
-        f'version = "synthetic@v1"\ntitle = "S{n}"\nmeasure = "word-match"\n'
+        f'\n[[tracks.textual.columns]]\nevaluation = "locomo-shaped-{n}"\n'
+        f'version = "locomo-shaped@v1"\ntitle = "L{n}"\nmeasure = "word-match"\n'
         'direction = "higher"\n'
-        for n in range(COLUMNS)
+        for n in range(EVALUATIONS)
     )
     return (
         '[site]\ntitle = "bench"\ndescription = "synthetic"\n'
         'base_url = "https://example.org/"\n\n'
-        '[tracks.textual]\ntitle = "Textual"\ndescription = "synthetic"\n'
-        + columns
-        + '\n[tracks.coding]\ntitle = "Coding"\ndescription = "none yet"\n'
+        '[tracks.textual]\ntitle = "Textual"\ndescription = "synthetic"\n' + columns
     )
 
 
-def make_artifacts(directory: Path, count: int) -> None:
+def make_artifacts(directory: Path, systems: int, bases: list[Result]) -> Ed25519PrivateKey:
+    """``systems`` runs of each base, signed; returns the release key for adding one more."""
     rng = random.Random(0)
     root_key, release_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     root = Root.first(
@@ -115,64 +115,136 @@ def make_artifacts(directory: Path, count: int) -> None:
         expires=NOW + timedelta(days=30),
         valid_from=LONG_AGO,
     )
-    runs = []
-    for number in range(count // SYSTEMS_PER_EVALUATION):
-        base = as_installed(memrank.run(memrank.system("word-overlap"), evaluation(number)))
+    for base in bases:
         root = root.pinning("textual", base)
-        runs += [system_run(base, s, rng) for s in range(SYSTEMS_PER_EVALUATION)]
+    directory.mkdir(parents=True)
     write_root(directory / "root.json", sign_root(root, [root_key]))
     (directory / "board.toml").write_text(board_toml())
-    for position, run in enumerate(runs):
-        division = "open-source" if position % 3 else "commercial"
-        issued = run.finished + timedelta(seconds=position)
-        attest(run, "textual", division, release_key, artifacts=directory, issued_at=issued)
+    position = 0
+    for base in bases:
+        for s in range(systems):
+            run = system_run(base, s, systems, rng)
+            issued = run.finished + timedelta(seconds=position)
+            attest(
+                run,
+                "textual",
+                "open-source",
+                release_key,
+                artifacts=directory,
+                results_store=store(directory),
+                issued_at=issued,
+            )
+            position += 1
+    return release_key
 
 
-def verify_only(artifacts: Path, *, typed: bool = False) -> float:
-    """Verifying every artifact; with ``typed``, also parsing each result file into a Result."""
+def store(artifacts: Path) -> Path:
+    """The results store, outside artifacts/ as for a real LoCoMo board: the build and the
+    verify baseline read statements and scores files, never a result file."""
+    return artifacts.parent / "store"
+
+
+_CHILD = """
+import sys, time
+from pathlib import Path
+from memrank.board.site import make, write
+start = time.perf_counter()
+made = make(Path(sys.argv[1]), None, Path(sys.argv[3]))
+write(made.tree, Path(sys.argv[2]))
+print(time.perf_counter() - start)
+"""
+
+
+def build(artifacts: Path, out: Path) -> tuple[float, float]:
+    """One whole build in a fresh process: (seconds, peak RSS in MB)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(artifacts), str(out), str(REPOSITORY / "docs")],
+        stdout=subprocess.PIPE,
+        cwd=REPOSITORY,
+    )
+    assert process.stdout is not None
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    assert status == 0, f"build failed with status {status}"
+    return float(output.decode().strip().splitlines()[-1]), usage.ru_maxrss / 1024
+
+
+def verify_seconds(artifacts: Path) -> float:
     start = time.perf_counter()
     verification = verify_directory(artifacts, load_trust(artifacts / "root.json"))
-    if typed:
-        for run in verification.runs:
-            assert run.result.values
     took = time.perf_counter() - start
     assert not verification.refusals
     return took
 
 
-def build_site(artifacts: Path, out: Path) -> tuple[float, int]:
-    start = time.perf_counter()
-    tree = make(artifacts, REPOSITORY / "templates", REPOSITORY / "docs").tree
-    write(tree, out)
-    return time.perf_counter() - start, len(tree)
+def site_size(out: Path) -> tuple[int, int]:
+    files = [p for p in out.rglob("*") if p.is_file()]
+    return len(files), sum(p.stat().st_size for p in files)
 
 
-def main(counts: list[int]) -> None:
-    seconds = {}
-    for count in counts:
+def exponent(sizes: list[int], measured: list[float]) -> float:
+    """Least-squares slope of log(measured) on log(sizes)."""
+    xs, ys = [math.log(s) for s in sizes], [math.log(m) for m in measured]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
+        (x - mx) ** 2 for x in xs
+    )
+
+
+def main(sizes: list[int]) -> None:
+    started = time.perf_counter()
+    bases = [
+        as_installed(memrank.run(memrank.system("word-overlap"), evaluation(n)))
+        for n in range(EVALUATIONS)
+    ]
+    print(
+        f"base runs of {EVALUATIONS} x {TASKS} tasks made in {time.perf_counter() - started:.1f} s"
+    )
+    rows = []
+    for systems in sizes:
         with tempfile.TemporaryDirectory() as folder:
-            artifacts = Path(folder) / "artifacts"
-            make_artifacts(artifacts, count)
-            verified = min(verify_only(artifacts) for _ in range(2))
-            typed = min(verify_only(artifacts, typed=True) for _ in range(2))
-            built, files = build_site(artifacts, Path(folder) / "site")
-            seconds[count] = built
+            artifacts, out = Path(folder) / "artifacts", Path(folder) / "site"
+            release_key = make_artifacts(artifacts, systems, bases)
+            verified = min(verify_seconds(artifacts) for _ in range(2))
+            seconds, rss = build(artifacts, out)
+            files, size = site_size(out)
+            rows.append((systems, seconds, rss, files, size))
             print(
-                f"{count:>5} artifacts: verify {verified:6.2f} s, build-site {built:6.2f} s "
-                f"({files} files), ratio {built / verified:4.2f}x (target <= 2x), "
-                f"{built / count * 1000:5.1f} ms per artifact"
+                f"{systems:>4} systems x {EVALUATIONS}: build {seconds:6.2f} s, peak RSS "
+                f"{rss:7.1f} MB, {files:>6} files, {size / 1e6:7.2f} MB; verify {verified:5.2f} s "
+                f"(build {seconds / verified:4.2f}x verify)"
             )
-            print(
-                f"{'':>5}            verify + typed results {typed:6.2f} s: build-site is "
-                f"{built / typed:4.2f}x that"
-            )
-    if len(counts) >= 2:
-        small, large = counts[0], counts[-1]
+            if systems == sizes[-1]:
+                extra = system_run(bases[0], systems, systems + 1, random.Random(1))
+                attest(
+                    extra,
+                    "textual",
+                    "open-source",
+                    release_key,
+                    artifacts=artifacts,
+                    results_store=store(artifacts),
+                )
+                verified = min(verify_seconds(artifacts) for _ in range(2))
+                again, _ = build(artifacts, out)
+                print(
+                    f"     one run added: rebuild {again:6.2f} s, verify {verified:5.2f} s, "
+                    f"ratio {again / verified:4.2f}x (target <= 1.5x)"
+                )
+    if len(rows) >= 2:
+        counts = [r[0] for r in rows]
         print(
-            f"growth {small} -> {large} artifacts: build time x{seconds[large] / seconds[small]:.2f} "
-            f"for x{large / small:.2f} the artifacts (linear: the same)"
+            f"growth exponents over {counts} systems: time "
+            f"{exponent(counts, [r[1] for r in rows]):.2f}, bytes "
+            f"{exponent(counts, [r[4] for r in rows]):.2f}, files "
+            f"{exponent(counts, [r[3] for r in rows]):.2f}, RSS "
+            f"{exponent(counts, [r[2] for r in rows]):.2f} (target <= 1.1 for time and bytes)"
         )
+    largest = rows[-1]
+    print(
+        f"largest ({largest[0]} x {EVALUATIONS}): {largest[1]:.1f} s (target <= 60), "
+        f"{largest[2]:.0f} MB RSS (target <= 1024), site {largest[4] / 1e6:.1f} MB (target <= 150)"
+    )
 
 
 if __name__ == "__main__":
-    main([int(arg) for arg in sys.argv[1:]] or [500, 2000])
+    main([int(arg) for arg in sys.argv[1:]] or [10, 50, 200])

@@ -1,0 +1,167 @@
+"""How a column's runs stand against each other: cells, each run's comparison with every other
+run of the column, and the column's evaluation page.
+
+All of it is read off one ``ColumnReading``: the all-pairs test is run once per column, and a
+run page's comparison table and the compare-two data are rows of its matrices.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from memrank.board import urls
+from memrank.board.config import Direction
+from memrank.board.model import (
+    CategoryRow,
+    Cell,
+    Comparison,
+    EvaluationPage,
+    Identity,
+    Rank,
+    Row,
+    RunLink,
+)
+from memrank.board.pages import run_link
+from memrank.board.reading import ColumnReading, Headline
+from memrank.stats import LEVEL
+
+__all__ = ["Shown", "cell_of", "evaluation_page", "shown_in"]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a run page says about the column its run is shown in."""
+
+    cell: Cell
+    column: str
+    categories: tuple[CategoryRow, ...]
+    comparisons: tuple[Comparison, ...]
+    evaluation: str
+
+
+def cell_of(headline: Headline, largest: float, run: str | None, rank: Rank | None) -> Cell:
+    value = headline.value
+    return Cell(
+        value=value,
+        interval=headline.interval,
+        bar=abs(value.value) / largest if value.value is not None and largest else 0.0,
+        run=run,
+        rank=rank,
+    )
+
+
+def evaluation_page(
+    track: str,
+    reading: ColumnReading,
+    cells: Sequence[Cell | None],
+    rows: Sequence[Row],
+    order: Sequence[int],
+    identities: Mapping[str, Identity],
+) -> EvaluationPage:
+    """The column's page: its ranked runs best first, per category, with the pair matrices."""
+    at = {position: index for index, position in enumerate(reading.positions)}
+    ranked = set(reading.ranked)
+    shown = [at[p] for p in order if p in at and at[p] in ranked]
+    slot = {index: k for k, index in enumerate(reading.ranked)}
+    keep = [slot[i] for i in shown]
+    column = reading.column
+    by_category = []
+    for i in shown:
+        found = reading.by_category[i]
+        largest = max(
+            (abs(h.value.value) for h in found if h is not None and h.value.value is not None),
+            default=0.0,
+        )
+        by_category.append(
+            tuple(None if h is None else cell_of(h, largest, None, None) for h in found)
+        )
+    return EvaluationPage(
+        path=urls.evaluation(track, column.evaluation),
+        track=track,
+        column=column,
+        rows=tuple(run_link(reading.runs[i], identities) for i in shown),
+        cells=tuple(c for c in (cells[reading.positions[i]] for i in shown) if c is not None),
+        categories=reading.categories,
+        by_category=tuple(by_category),
+        notice=reading.notice,
+        tasks=reading.tasks,
+        clusters=reading.clusters,
+        forest_path=urls.evaluation_file(track, column.evaluation, "forest.svg"),
+        matrix_path=urls.evaluation_file(track, column.evaluation, "matrix.svg"),
+        data_path=urls.evaluation_file(track, column.evaluation, "compare.json"),
+        differences=tuple(tuple(float(reading.differences[a, b]) for b in keep) for a in keep),
+        p_values=tuple(tuple(_p(reading.p_values[a, b]) for b in keep) for a in keep),
+    )
+
+
+def shown_in(
+    reading: ColumnReading,
+    cells: Sequence[Cell | None],
+    identities: Mapping[str, Identity],
+    track: str,
+) -> dict[str, Shown]:
+    """What each run of ``reading`` shows on its page, by artifact id."""
+    links = [run_link(run, identities) for run in reading.runs]
+    page = urls.evaluation(track, reading.column.evaluation)
+    shown = {}
+    for index, run in enumerate(reading.runs):
+        cell = cells[reading.positions[index]]
+        assert cell is not None  # every run of a reading has its cell
+        shown[run.artifact_id] = Shown(
+            cell=cell,
+            column=reading.column.title,
+            categories=_categories(reading, index),
+            comparisons=_comparisons(reading, index, links),
+            evaluation=page,
+        )
+    return shown
+
+
+def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
+    found = reading.by_category[index]
+    return tuple(
+        CategoryRow(
+            category=name,
+            label=label,
+            cell=None if headline is None else cell_of(headline, 0.0, None, None),
+        )
+        for (name, label), headline in zip(reading.categories, found, strict=False)
+    )
+
+
+def _comparisons(
+    reading: ColumnReading, index: int, links: Sequence[RunLink]
+) -> tuple[Comparison, ...]:
+    if index not in reading.ranked:
+        return ()
+    k = reading.ranked.index(index)  # at most a few hundred runs per column
+    higher = reading.column.direction is Direction.HIGHER
+    found = []
+    for m, other in enumerate(reading.ranked):
+        if other == index:
+            continue
+        difference = float(reading.differences[k, m])
+        p_value = _p(reading.p_values[k, m])
+        verdict = "not separated"
+        if p_value is not None and p_value < LEVEL and difference != 0:
+            verdict = "better" if (difference > 0) == higher else "worse"
+        value = reading.headlines[other].value.value
+        assert value is not None
+        found.append(
+            Comparison(
+                other=links[other],
+                other_value=value,
+                difference=difference,
+                p_value=p_value,
+                verdict=verdict,
+            )
+        )
+    found.sort(key=lambda c: (-c.other_value if higher else c.other_value, c.other.path))
+    return tuple(found)
+
+
+def _p(value: float) -> float | None:
+    """A p value, or None where the test had nothing to test (NaN)."""
+    return None if math.isnan(value) else float(value)

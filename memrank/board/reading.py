@@ -1,0 +1,263 @@
+"""One evaluation column of a track read as a whole: every shown run's score column aligned by
+task, each cell's mean and 95% interval, the all-pairs test that ranks the rows, and the same
+per category.
+
+Everything comes from the verified scores files (one column of numbers per measure, with each
+task's group and category), never from a result file: the board reads what is signed and
+small. Pairs are tested with the fast analytic clustered test over all rows at once, so the
+cost grows with the rows' task columns, not with a page per pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memrank.artifacts import Scores, VerifiedRun
+from memrank.board.config import Column, Direction
+from memrank.board.model import Interval, Rank
+from memrank.measure import Decider, Value
+from memrank.stats import (
+    FEW_CLUSTERS,
+    MeanInterval,
+    RankRange,
+    cluster_codes,
+    mean_interval,
+    pairwise_p_values,
+    tie_aware_ranks,
+)
+
+__all__ = ["ColumnReading", "Headline", "UNCATEGORISED", "read_column"]
+
+UNCATEGORISED = "uncategorised"
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One run's number on a column, and its interval when it has task values to rest on."""
+
+    value: Value
+    interval: Interval | None
+
+
+@dataclass(frozen=True)
+class ColumnReading:
+    """A column over the rows that have a run on it (``positions`` into the track's rows)."""
+
+    column: Column
+    positions: tuple[int, ...]
+    runs: tuple[VerifiedRun, ...]
+    headlines: tuple[Headline, ...]
+    ranks: tuple[Rank | None, ...]
+    ranked: tuple[int, ...]
+    """Indices (into ``runs``) of the runs that take part in the paired tests."""
+    p_values: np.ndarray
+    """Two-sided p of every two ranked runs, ``ranked`` order; 1 on the diagonal."""
+    differences: np.ndarray
+    """Mean over shared tasks of column minus row, ``ranked`` order."""
+    tasks: int
+    clusters: int
+    notice: str | None
+    """Why the column cannot separate much, when it cannot."""
+    categories: tuple[tuple[str, str], ...]
+    """(category, label) in order, when the evaluation's tasks carry categories."""
+    by_category: tuple[tuple[Headline | None, ...], ...]
+    """Per run, per category, its headline on that category's tasks."""
+
+
+def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnReading:
+    """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None)."""
+    positions = tuple(i for i, run in enumerate(placed) if run is not None)
+    runs = tuple(run for run in placed if run is not None)
+    scores = [run.scores for run in runs]
+    task_ids, clusters, categories = _tasks(scores)
+    index = {task: i for i, task in enumerate(task_ids)}
+    matrix = np.full((len(runs), len(task_ids)), np.nan)
+    carried = []
+    for row, score in enumerate(scores):
+        found = score.measures.get(column.measure)
+        if found is None:
+            continue
+        carried.append(row)
+        at = np.fromiter(
+            (index[t] for t in score.task_ids), dtype=np.intp, count=len(score.task_ids)
+        )
+        matrix[row, at] = np.array([np.nan if v is None else v for v in found.values], dtype=float)
+    decided = [row for row in carried if not np.all(np.isnan(matrix[row]))]
+    headlines = tuple(
+        _headline(column, run, scores[row], matrix[row], clusters, row in carried)
+        for row, run in enumerate(runs)
+    )
+    binary = bool(np.all(np.isin(matrix[decided][~np.isnan(matrix[decided])], (0.0, 1.0))))
+    higher = column.direction is Direction.HIGHER
+    p_values = (
+        pairwise_p_values(matrix[decided], clusters, binary=binary) if decided else np.ones((0, 0))
+    )
+    means = [float(np.nanmean(matrix[row])) for row in decided]
+    ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if decided else []
+    ranks: list[Rank | None] = [None] * len(runs)
+    for row, placed_at in zip(decided, ranges, strict=True):
+        ranks[row] = _rank(placed_at, len(decided))
+    labels = tuple((c, column.categories.get(c, "")) for c in sorted(set(categories), key=_order))
+    named = np.asarray(categories)
+    masks = [named == name for name, _ in labels]
+    by_category = tuple(
+        tuple(
+            _category(column, headlines[row].value.decider, matrix[row], clusters, mask)
+            if row in carried
+            else None
+            for mask in masks
+        )
+        for row in range(len(runs))
+    )
+    n_clusters = len(np.unique(clusters)) if len(clusters) else 0
+    return ColumnReading(
+        column=column,
+        positions=positions,
+        runs=runs,
+        headlines=headlines,
+        ranks=tuple(ranks),
+        ranked=tuple(decided),
+        p_values=p_values,
+        differences=_differences(matrix[decided]),
+        tasks=len(task_ids),
+        clusters=n_clusters,
+        notice=_notice(len(task_ids), n_clusters, ranges),
+        categories=labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else (),
+        by_category=by_category,
+    )
+
+
+def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
+    """Every task of the column in first-seen order, its cluster code and its category."""
+    group: dict[str, str | None] = {}
+    category: dict[str, str] = {}
+    for score in scores:
+        for task, g, c in zip(score.task_ids, score.groups, score.categories, strict=True):
+            if task not in group:
+                group[task] = g
+                category[task] = c or UNCATEGORISED
+    task_ids = list(group)
+    return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids]
+
+
+def _order(category: str) -> tuple[bool, int, str]:
+    """Numbered categories (LoCoMo's 1 to 5) in number order, then the rest by name."""
+    return (not category.isdigit(), int(category) if category.isdigit() else 0, category)
+
+
+def _headline(
+    column: Column,
+    run: VerifiedRun,
+    scores: Scores,
+    row: np.ndarray,
+    clusters: np.ndarray,
+    carried: bool,
+) -> Headline:
+    if not carried:
+        whole = [v for v in run.predicate.summary if v.measure == column.measure]
+        if len(whole) == 1:
+            return Headline(whole[0], None)
+        return Headline(
+            Value(
+                measure=column.measure,
+                decider=Decider.MEMRANK,
+                value=None,
+                why=f"the run carries no value named {column.measure}",
+            ),
+            None,
+        )
+    decider = Decider(scores.measures[column.measure].decider)
+    return _mean(column.measure, decider, row, clusters, np.ones(len(row), dtype=bool), "task")
+
+
+def _category(
+    column: Column, decider: Decider, row: np.ndarray, clusters: np.ndarray, mask: np.ndarray
+) -> Headline | None:
+    if not np.any(mask & ~np.isnan(row)):
+        return None
+    return _mean(column.measure, decider, row, clusters, mask, "task")
+
+
+def _mean(
+    measure: str,
+    decider: Decider,
+    row: np.ndarray,
+    clusters: np.ndarray,
+    mask: np.ndarray,
+    scope: str,
+) -> Headline:
+    """The mean over the decided tasks in ``mask``, with counts for a share and its interval."""
+    picked = row[mask]
+    decided = picked[~np.isnan(picked)]
+    undecided = len(picked) - len(decided)
+    if not len(decided):
+        return Headline(
+            Value(
+                measure=measure,
+                decider=decider,
+                value=None,
+                why=f"none of its {len(picked)} {scope} values could be decided",
+            ),
+            None,
+        )
+    why = f"mean over {len(decided)} {scope}(s)"
+    if undecided:
+        why += f"; {undecided} could not be decided and are left out"
+    share = bool(np.all(np.isin(decided, (0.0, 1.0))))
+    count = int(decided.sum()) if share else None
+    value = Value(
+        measure=measure,
+        decider=decider,
+        value=count / len(decided) if count is not None else float(decided.mean()),
+        why=why,
+        count=count,
+        total=len(decided) if share else None,
+    )
+    return Headline(value, _interval(mean_interval(picked, clusters[mask])))
+
+
+def _interval(found: MeanInterval) -> Interval | None:
+    if found.mean is None or found.low is None or found.high is None:
+        return None
+    return Interval(low=found.low, high=found.high, method=found.method, clusters=found.n_clusters)
+
+
+def _rank(found: RankRange, ranked: int) -> Rank:
+    return Rank(best=found.best, worst=found.worst, of=ranked)
+
+
+def _differences(matrix: np.ndarray) -> np.ndarray:
+    """Mean of column minus row over the tasks both decided, every two rows."""
+    valid = ~np.isnan(matrix)
+    filled = np.where(valid, matrix, 0.0)
+    both = valid.astype(float) @ valid.T.astype(float)
+    # sum over shared tasks of x_j - x_i = filled_j . valid_i - filled_i . valid_j
+    cross = filled @ valid.T.astype(float)  # [j, i] = sum over tasks i decided of x_j
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: np.ndarray = np.nan_to_num((cross.T - cross) / both, nan=0.0)
+    return out
+
+
+def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:
+    """What a reader must know before comparing ranks on the column, if anything."""
+    if len(ranks) < 2:
+        return None
+    if clusters < 2:
+        return (
+            f"All {tasks} tasks are in one cluster, so no interval can be drawn and no two "
+            "systems can be told apart: every rank is shared."
+        )
+    if all(rank.best == 1 and rank.worst == len(ranks) for rank in ranks):
+        return (
+            f"On these {tasks} tasks in {clusters} clusters the paired test separates no two "
+            "systems: every rank is shared."
+        )
+    if clusters < FEW_CLUSTERS:
+        return (
+            f"{tasks} tasks in only {clusters} clusters: intervals and tests rest on "
+            f"{clusters} independent units, so read close ranks with care."
+        )
+    return None

@@ -1,0 +1,148 @@
+"""Static plots of an evaluation page, drawn once at build time: a forest plot (each system's
+mean with its 95% interval) and a significance matrix (which pairs the test separates).
+
+No charting script: plain SVG files with their own light and dark colours, so they read the
+same in both colour schemes, from any page, with JavaScript off. The numbers behind them are on
+the page as text; names are made visible and isolated like every other artifact text.
+"""
+
+from __future__ import annotations
+
+from xml.sax.saxutils import escape
+
+from memrank.board.config import Direction
+from memrank.board.model import EvaluationPage
+from memrank.board.text import plain, short
+from memrank.stats import LEVEL
+
+__all__ = ["forest", "matrix"]
+
+_STYLE = """<style>
+.fg { fill: #1b1f24; } .muted { fill: #57606a; } .grid { stroke: #d0d7de; }
+.line { stroke: #0550ae; stroke-width: 2; } .dot { fill: #0550ae; }
+.better { fill: #1a7f37; } .worse { fill: #cf222e; } .tie { fill: #d0d7de; } .self { fill: #ffffff; }
+text { font: 12px system-ui, sans-serif; }
+@media (prefers-color-scheme: dark) {
+  .fg { fill: #e6edf3; } .muted { fill: #9198a1; } .grid { stroke: #30363d; }
+  .line { stroke: #79c0ff; } .dot { fill: #79c0ff; }
+  .better { fill: #3fb950; } .worse { fill: #f85149; } .tie { fill: #30363d; } .self { fill: #0d1117; }
+}
+</style>"""
+_LABEL = 44
+"""Characters of a name a plot shows."""
+
+
+def _name(text: str) -> str:
+    return escape(plain(short(text, _LABEL)))
+
+
+def _open(width: float, height: float, title: str, description: str) -> list[str]:
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">',
+        f"<title>{escape(title)}</title>",
+        f"<desc>{escape(description)}</desc>",
+        _STYLE,
+    ]
+
+
+def forest(page: EvaluationPage) -> bytes:
+    """Each ranked system's mean as a dot on its 95% interval, best first."""
+    row, left, plot, top = 18, 300, 400, 28
+    width, height = left + plot + 20, top + row * len(page.rows) + 30
+    lows = [c.interval.low if c.interval else c.value.value or 0.0 for c in page.cells]
+    highs = [c.interval.high if c.interval else c.value.value or 0.0 for c in page.cells]
+    low, high = min(lows, default=0.0), max(highs, default=1.0)
+    if high - low < 1e-9:
+        low, high = low - 0.5, high + 0.5
+    pad = (high - low) * 0.05
+    low, high = low - pad, high + pad
+
+    def x(value: float) -> float:
+        return left + (value - low) / (high - low) * plot
+
+    column = page.column
+    lines = _open(
+        width,
+        height,
+        f"{column.title}: mean {column.measure} with its 95% interval, per system",
+        f"{len(page.rows)} systems, best first; {column.direction} is better. "
+        "A dot is the mean; its line the clustered 95% interval.",
+    )
+    for k in range(5):
+        value = low + (high - low) * k / 4
+        lines.append(
+            f'<line class="grid" x1="{x(value):.1f}" x2="{x(value):.1f}" y1="{top - 8}" '
+            f'y2="{height - 26}"/>'
+        )
+        lines.append(
+            f'<text class="muted" x="{x(value):.1f}" y="{height - 10}" text-anchor="middle">'
+            f"{value:.3f}</text>"
+        )
+    for i, (link, cell) in enumerate(zip(page.rows, page.cells, strict=True)):
+        y = top + row * i + row / 2
+        rank = cell.rank.label if cell.rank else ""
+        lines.append(
+            f'<text class="fg" x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{escape(rank)} {_name(link.display)}</text>"
+        )
+        if cell.interval:
+            lines.append(
+                f'<line class="line" x1="{x(cell.interval.low):.1f}" '
+                f'x2="{x(cell.interval.high):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
+            )
+        if cell.value.value is not None:
+            lines.append(f'<circle class="dot" cx="{x(cell.value.value):.1f}" cy="{y:.1f}" r="4"/>')
+    lines.append("</svg>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def matrix(page: EvaluationPage) -> bytes:
+    """Row against column: green where the row is significantly better, red where worse,
+    grey where the paired test cannot tell them apart."""
+    n = len(page.rows)
+    cell = max(3.0, min(16.0, 640.0 / max(n, 1)))
+    labelled = cell >= 10
+    left = 300 if labelled else 40
+    top = 20
+    width, height = left + cell * n + 20, top + cell * n + 40
+    higher = page.column.direction is Direction.HIGHER
+    paths: dict[str, list[str]] = {"better": [], "worse": [], "tie": [], "self": []}
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                kind = "self"
+            elif (
+                (p := page.p_values[i][j]) is not None and p < LEVEL and page.differences[i][j] != 0
+            ):
+                # differences[i][j] is row j minus row i: a higher j is worse for row i.
+                kind = "worse" if (page.differences[i][j] > 0) == higher else "better"
+            else:
+                kind = "tie"
+            paths[kind].append(
+                f"M{left + j * cell:.1f} {top + i * cell:.1f}h{cell:.1f}v{cell:.1f}h-{cell:.1f}z"
+            )
+    column = page.column
+    lines = _open(
+        width,
+        height,
+        f"{column.title}: which systems the paired test separates",
+        f"Rows and columns are the {n} systems, best first. Green: the row's system is "
+        f"significantly better than the column's (p < {LEVEL}); red: significantly worse; "
+        "grey: not separated.",
+    )
+    for kind, parts in paths.items():
+        if parts:
+            lines.append(f'<path class="{kind}" d="{"".join(parts)}"/>')
+    if labelled:
+        for i, link in enumerate(page.rows):
+            lines.append(
+                f'<text class="fg" x="{left - 6}" y="{top + i * cell + cell * 0.75:.1f}" '
+                f'text-anchor="end">{i + 1}. {_name(link.display)}</text>'
+            )
+    lines.append(
+        f'<text class="muted" x="{left}" y="{height - 12}">Rows and columns: systems 1 to {n} '
+        "in rank order, as listed on the page.</text>"
+    )
+    lines.append("</svg>")
+    return ("\n".join(lines) + "\n").encode("utf-8")

@@ -1,0 +1,63 @@
+"""Text from artifacts as the board shows it: invisible characters made visible, direction
+isolated, long names shortened where a table has no room.
+
+Signed text is still the signer's text: a U+202E (right-to-left override) in a system name
+would reverse the words the board itself writes after it, and a zero-width space lets one name
+read exactly like another. So every character that is invisible or steers direction is shown
+as ``⟨U+202E⟩``, and artifact text sits in ``<bdi>`` (or between U+2068 and U+2069 where no
+element can go, as in a page title), so even a right-to-left name keeps to its own box.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from markupsafe import Markup
+
+__all__ = ["ISOLATED_LIMIT", "isolated", "plain", "short", "visible"]
+
+ISOLATED_LIMIT = 160
+"""Characters a table or list shows of one name before ``short`` cuts it."""
+
+_KEPT = frozenset("\n\t ")
+"""Control and separator characters that are plain whitespace on a page."""
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Controls, format characters (zero-width, direction marks, overrides, isolates), surrogates,
+private-use and unassigned code points, and line and paragraph separators."""
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+"""Letters and symbols that draw nothing (Hangul fillers, the blank braille pattern)."""
+_FIRST_STRONG_ISOLATE, _POP_ISOLATE = "\u2068", "\u2069"
+
+
+def _shown(character: str) -> str:
+    if character in _KEPT:
+        return character
+    if character in _FILLERS or unicodedata.category(character) in _INVISIBLE_CATEGORIES:
+        return f"⟨U+{ord(character):04X}⟩"
+    return character
+
+
+def visible(text: str) -> str:
+    """``text`` with every invisible or direction-steering character written out as
+    ``⟨U+XXXX⟩``; anything else unchanged."""
+    if text.isprintable():  # the common case: nothing to show (space is printable, \n is not)
+        return text
+    return "".join(_shown(character) for character in text)
+
+
+def short(text: str, limit: int = ISOLATED_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, saying how many more there are."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+
+
+def isolated(text: object) -> Markup:
+    """Artifact text for an element's content: visible, escaped, in its own ``<bdi>``."""
+    return Markup("<bdi>{}</bdi>").format(visible(str(text)))
+
+
+def plain(text: object) -> str:
+    """Artifact text where no element can go (a page title, an attribute): visible, and
+    isolated by U+2068 ... U+2069 so it cannot steer the words around it. Escaped later."""
+    return f"{_FIRST_STRONG_ISOLATE}{visible(str(text))}{_POP_ISOLATE}"

@@ -1,0 +1,176 @@
+"""Reading the board in headless Chromium: intervals and tie cues, the category view, the
+compare-two picker, the plots, the keyboard, and the table with JavaScript off."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+import memrank
+from memrank import Clearing, Evaluation
+from memrank.board.site import write
+from tests.board.conftest import (
+    BOARD_TOML,
+    Signed,
+    browse,
+    built,
+    notes,
+    serve,
+    sign_artifacts,
+    wheel_run,
+)
+
+LABELS = 'categories = { "1" = "single fact", "2" = "colour words" }\n'
+
+
+def categorised() -> Evaluation:
+    """notes with each task in category 1, 2 or 3."""
+    base = notes()
+    tasks = tuple(
+        task.model_copy(update={"category": str(1 + i % 3)}) for i, task in enumerate(base.tasks)
+    )
+    return Evaluation(
+        name=base.name,
+        version=base.version,
+        tasks=tasks,
+        measures=(memrank.WordMatch(),),
+        clearing=Clearing.PER_GROUP,
+    )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    evaluation = categorised()
+    runs = [
+        Signed(wheel_run(name, evaluation))
+        for name in ("word-overlap", "no-context", "full-context", "random")
+    ]
+    toml = BOARD_TOML.replace(
+        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n',
+        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n' + LABELS,
+    )
+    folder = tmp_path_factory.mktemp("reading")
+    _, tree = built(sign_artifacts(folder / "artifacts", runs, toml))
+    write(tree, folder / "served" / "board")
+    with serve(folder / "served") as base:
+        yield base + "board/"
+
+
+def test_intervals_and_tie_cues_are_visible(chromium: Browser, site: str) -> None:
+    with browse(chromium) as watched:
+        page = watched.page
+        page.goto(site + "textual/index.html")
+        intervals = page.locator("#board td.score .interval")
+        assert intervals.count() == 4 and intervals.first.is_visible()
+        assert intervals.first.inner_text() == "1.000–1.000"
+        ties = page.locator("#board .tie-cue")
+        # Random is not told apart from the two that recall the fact: the three share 1–3.
+        assert ties.count() == 3 and ties.first.is_visible()
+        assert page.locator("#board .rank-label").all_inner_texts() == ["1–3", "1–3", "1–3", "4"]
+        page.get_by_role("link", name="How ranks are made").click()
+        assert page.locator("#reading-heading").is_visible()
+        # A cell's details open by keyboard, not only by hovering a title.
+        page.goto(site + "textual/index.html")
+        details = page.locator("#board td.score details").first
+        details.locator("summary").focus()
+        page.keyboard.press("Enter")
+        assert details.locator(".why").first.is_visible()
+        assert "decided by rule" in details.inner_text()
+    assert watched.problems == []
+
+
+def test_the_category_view_shows_each_category_with_its_label(chromium: Browser, site: str) -> None:
+    with browse(chromium) as watched:
+        page = watched.page
+        page.goto(site + "textual/notes/index.html")
+        headers = page.locator("#categories thead th").all_inner_texts()
+        assert headers[:3] == ["Rank", "System", "All tasks"]
+        assert [h.split("\n")[0] for h in headers[3:]] == ["Category 1", "Category 2", "Category 3"]
+        assert "single fact" in headers[3] and "colour words" in headers[4]
+        assert page.locator("#categories tbody tr").count() == 4
+    assert watched.problems == []
+
+
+def test_the_compare_two_picker_loads_a_pair_s_reading(chromium: Browser, site: str) -> None:
+    with browse(chromium) as watched:
+        page = watched.page
+        page.goto(site + "textual/notes/index.html")
+        reading = page.locator("#compare-reading")
+        page.wait_for_function("document.getElementById('compare-reading').textContent !== ''")
+        assert (
+            page.locator("#compare").is_visible() and page.locator("#compare-fallback").is_hidden()
+        )
+        page.get_by_label("First system").select_option(label="FullContextAdapter")
+        page.get_by_label("Second system").select_option(label="NoContextAdapter")
+        text = reading.inner_text()
+        assert text.startswith("FullContextAdapter: 1.000")
+        assert "NoContextAdapter: 0.000" in text and "-1.000" in text
+        assert "FullContextAdapter is significantly better" in text
+        page.get_by_label("Second system").select_option(label="WordOverlapAdapter")
+        assert "does not separate them" in reading.inner_text()
+    assert watched.problems == []
+
+
+def test_the_plots_are_drawn(chromium: Browser, site: str) -> None:
+    with browse(chromium) as watched:
+        page = watched.page
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            page.goto(site + "textual/notes/index.html")
+            for name in ("forest", "matrix"):
+                image = page.locator(f"img[src$='{name}.svg']")
+                page.wait_for_function(
+                    f"document.querySelector(\"img[src$='{name}.svg']\").complete"
+                )
+                assert image.evaluate("i => i.naturalWidth") > 100, (scheme, name)
+    assert watched.problems == []
+
+
+def reached_by_tab(page: Page) -> tuple[set[str], set[str]]:
+    """Every control on the page, and those Tab reached, each named by a path of tags."""
+    name = """e => { const parts = []; for (let n = e; n && n !== document.body; n = n.parentElement) {
+        parts.unshift(n.tagName + ':' + Array.prototype.indexOf.call(n.parentElement.children, n)); }
+        return parts.join('/'); }"""
+    controls = set(
+        page.eval_on_selector_all(
+            "a[href], button, select, input, summary, [tabindex='0']",
+            f"all => all.filter(e => e.offsetParent !== null || e.tagName === 'SUMMARY').map({name})",
+        )
+    )
+    reached: set[str] = set()
+    for _ in range(len(controls) + 20):
+        page.keyboard.press("Tab")
+        reached.add(page.evaluate(f"({name})(document.activeElement)"))
+    return controls, reached
+
+
+@pytest.mark.parametrize("path", ["textual/index.html", "textual/notes/index.html"])
+def test_the_keyboard_reaches_every_control(chromium: Browser, site: str, path: str) -> None:
+    with browse(chromium) as watched:
+        page = watched.page
+        page.goto(site + path)
+        page.wait_for_load_state("load")
+        controls, reached = reached_by_tab(page)
+        assert len(controls) > 10
+        assert controls <= reached, sorted(controls - reached)
+    assert watched.problems == []
+
+
+def test_with_javascript_off_the_ranked_table_shows_its_intervals(
+    chromium: Browser, site: str
+) -> None:
+    with browse(chromium, javascript=False) as watched:
+        page = watched.page
+        page.goto(site + "textual/index.html")
+        rows = page.locator("#board tbody tr")
+        assert rows.count() == 4
+        assert page.locator("#board td.score .interval:visible").count() == 4
+        assert page.locator("#board .rank-label").all_inner_texts() == ["1–3", "1–3", "1–3", "4"]
+        page.goto(site + "textual/notes/index.html")
+        assert (
+            page.locator("#compare").is_hidden() and page.locator("#compare-fallback").is_visible()
+        )
+        assert page.locator("#categories tbody tr").count() == 4
+    assert watched.problems == []
