@@ -18,7 +18,7 @@ from typing import Any
 import httpcore
 import httpx
 
-__all__ = ["deadline", "passed", "transport"]
+__all__ = ["deadline", "transport"]
 
 _local = threading.local()
 
@@ -33,15 +33,9 @@ def deadline(seconds: float) -> Iterator[None]:
         _local.at = None
 
 
-def passed() -> bool:
-    """Whether this thread's current deadline has passed."""
-    at = getattr(_local, "at", None)
-    return at is not None and time.monotonic() >= at
-
-
 def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
     """The timeout cut to the time left until the deadline; ``expired`` once it has passed."""
-    at = getattr(_local, "at", None)
+    at: float | None = getattr(_local, "at", None)
     if at is None:
         return timeout
     left = at - time.monotonic()
