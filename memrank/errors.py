@@ -17,6 +17,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
     │   └── ContractError                     a response off the contract or API it answers
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
+    ├── TasksFailedInRun            (exit 7)  `memrank run` finished, printed and saved, but tasks failed
     ├── DatasetError                (exit 1)  an evaluation's material cannot be used
     │   ├── DatasetMissing                    a file is not there and could not be downloaded
     │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
@@ -116,6 +117,7 @@ __all__ = [
     "SubjectDigestMismatch",
     "SubjectMissing",
     "TasksFailed",
+    "TasksFailedInRun",
     "ThresholdUnmet",
     "TrustRootRefused",
     "UnknownKey",
@@ -388,3 +390,9 @@ class SiteOutOfDate(BoardError):
     """``build-site --check``: the committed site is not what the artifacts build."""
 
     exit_code = 1
+
+
+class TasksFailedInRun(MemrankError):
+    """``memrank run`` finished (the result printed, and saved when asked) but tasks failed."""
+
+    exit_code = 7

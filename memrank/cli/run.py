@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from memrank.errors import RefusedRun, UsageError
+from memrank.errors import RefusedRun, TasksFailedInRun, UsageError
 
 __all__ = ["run_command"]
 
@@ -44,6 +44,7 @@ def run_command(
     """Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.
 
     Exits 3 when the run is refused; a refused run is still saved when --save is given.
+    Exits 7 when the run finished but tasks failed, after printing (and saving) the result.
     """
     from memrank.catalog import evaluation, system
     from memrank.run import run
@@ -56,6 +57,11 @@ def run_command(
         click.echo(f"saved:      {save_path}")
     if result.refusal is not None:
         raise RefusedRun(result.refusal)
+    if result.failed:
+        raise TasksFailedInRun(
+            f"{len(result.failed)} of {len(result.traces)} task(s) failed; each failure is "
+            "recorded on its trace (see the result above)"
+        )
 
 
 def _options(pairs: tuple[str, ...]) -> dict[str, str]:

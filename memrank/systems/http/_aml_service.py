@@ -23,7 +23,8 @@ SEARCH_RETRIES = frozenset({408, 425, 429, 500, 502, 503, 504})
 """Search statuses the contract retries (with timeouts and transport failures)."""
 HEALTH_TIMEOUT = 10.0
 """Seconds the health probe may take: a health check answers at once or not at all."""
-_HEALTH = RetryPolicy(SEARCH_RETRIES, attempts=2, backoff=0.5)
+_HEALTH = RetryPolicy(SEARCH_RETRIES, attempts=2, backoff=0.5, max_wait=1.0)
+"""One retry of a blip, never a long Retry-After: the probe is to learn fast."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class AmlService:
         what = "health check before the first call"
         try:
             reply = self.client.get(
-                url, _HEALTH, what=what, authenticated=False, timeout=HEALTH_TIMEOUT
+                url, _HEALTH, what=what, authenticated=False, timeout=HEALTH_TIMEOUT, circuit=url
             )
         except EndpointError as exc:
             return exc

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hmac
 import os
+import threading
 import time
 import weakref
 from collections.abc import Mapping
@@ -172,7 +173,8 @@ class HttpClient:
         self._cap = max_response_bytes
         self._unreachable = unreachable
         """Appended to the message when the service cannot be reached: what to check."""
-        self.breaker = Breaker()
+        self._breakers: dict[str, Breaker] = {}
+        self._breakers_lock = threading.Lock()
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
             headers={"Content-Type": "application/json", **(auth.headers() if auth else {})},
@@ -185,9 +187,11 @@ class HttpClient:
     def close(self) -> None:
         self._closer()
 
-    def post(self, url: str, body: bytes, policy: RetryPolicy, *, what: str) -> Reply:
+    def post(
+        self, url: str, body: bytes, policy: RetryPolicy, *, what: str, circuit: str | None = None
+    ) -> Reply:
         """POST the same body until an answer is final under ``policy``."""
-        return self._send("POST", url, body, policy, what, authenticated=True)
+        return self._send("POST", url, body, policy, what, authenticated=True, circuit=circuit)
 
     def get(
         self,
@@ -197,10 +201,18 @@ class HttpClient:
         what: str,
         authenticated: bool = True,
         timeout: float | None = None,
+        circuit: str | None = None,
     ) -> Reply:
         """GET until an answer is final under ``policy``; ``timeout`` overrides the deadline."""
         return self._send(
-            "GET", url, None, policy, what, authenticated=authenticated, timeout=timeout
+            "GET",
+            url,
+            None,
+            policy,
+            what,
+            authenticated=authenticated,
+            timeout=timeout,
+            circuit=circuit,
         )
 
     def send(
@@ -215,6 +227,12 @@ class HttpClient:
             f"{what}: {url} answered HTTP {reply.status} after {reply.attempts} attempt(s)"
             f"{redirect_note(reply)}: {self.excerpt(reply.content) or '(empty body)'}"
         )
+
+    def breaker(self, circuit: str) -> Breaker:
+        """The breaker of one endpoint (a circuit: by default the URL's scheme, host and port;
+        a caller may name finer ones, as the Add/Search client does per operation)."""
+        with self._breakers_lock:
+            return self._breakers.setdefault(circuit, Breaker())
 
     def excerpt(self, content: bytes) -> str:
         """Text from a service, capped at 500 characters, with the secret cut out."""
@@ -235,11 +253,13 @@ class HttpClient:
         *,
         authenticated: bool,
         timeout: float | None = None,
+        circuit: str | None = None,
     ) -> Reply:
         seconds = self._timeout if timeout is None else timeout
+        breaker = self.breaker(circuit or _origin(url))
         round_trip = waited = 0.0
         for attempt in range(1, policy.attempts + 1):
-            self.breaker.admit(what)
+            breaker.admit(what)
             request = self._client.build_request(method, url, content=body)
             if not authenticated:
                 for name in ("Authorization", "X-Api-Key"):
@@ -251,7 +271,7 @@ class HttpClient:
             except httpx.TransportError as exc:
                 round_trip += time.perf_counter() - started
                 said = self._transport_words(exc, seconds)
-                self.breaker.record(True, said)
+                breaker.record(True, said)
                 pause = policy.wait(attempt, None)
                 if not policy.transport or _last(attempt, policy, waited + pause):
                     hint = self._unreachable if isinstance(exc, httpx.ConnectError) else ""
@@ -262,7 +282,7 @@ class HttpClient:
                     ) from None
             else:
                 round_trip += time.perf_counter() - started
-                self.breaker.record(_endpoint_failed(status), f"HTTP {status}")
+                breaker.record(_endpoint_failed(status), f"HTTP {status}")
                 retry_after = retry_after_seconds(headers.get("Retry-After"))
                 pause = policy.wait(attempt, retry_after)
                 final = status not in policy.statuses
@@ -275,7 +295,7 @@ class HttpClient:
                         round_trip_ms=round_trip * 1000,
                         waited_ms=waited * 1000,
                     )
-            self.breaker.pause(pause, what)
+            breaker.pause(pause, what)
             waited += pause
         raise AssertionError("unreachable: the last attempt returns or raises")
 
@@ -324,6 +344,11 @@ def redirect_note(reply: Reply) -> str:
     if location is None:
         return " (a redirect without a Location)"
     return f" (a redirect to {location}; memrank does not follow redirects: give that URL)"
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _last(attempt: int, policy: RetryPolicy, waited_after: float) -> bool:

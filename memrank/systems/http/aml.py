@@ -241,7 +241,8 @@ class AmlMemory(Memory):
     def _post(self, url: str, request: BaseModel, policy: RetryPolicy, what: str) -> Reply:
         # The body is serialised once: every retry sends these very bytes.
         body = orjson.dumps(request.model_dump(mode="json", exclude_none=True))
-        reply = self._service.client.post(url, body, policy, what=what)
+        # one breaker per endpoint: a dead Search must not hide behind a working Add
+        reply = self._service.client.post(url, body, policy, what=what, circuit=url)
         if reply.status == 202:
             raise ContractError(
                 f"{what}: {url} answered HTTP 202; the synchronous contract needs 200 after the "
