@@ -6,6 +6,8 @@ from __future__ import annotations
 from memrank.wire._service import ContractService
 from tests.loopback import Canned, Logged, _Handler, _Loopback
 
+HEALTHY = Canned(200, b'{"status":"ok"}')
+
 
 class Outage(_Loopback):
     """``search`` (when given) answers every Search; ``health`` every health check; the first
@@ -17,7 +19,7 @@ class Outage(_Loopback):
         service: ContractService,
         *,
         search: Canned | None = None,
-        health: Canned = Canned(200, b'{"status":"ok"}'),
+        health: Canned = HEALTHY,
         failed_adds: int = 0,
         reset_adds: bool = False,
     ) -> None:

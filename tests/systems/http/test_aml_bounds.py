@@ -14,8 +14,7 @@ import memrank
 from memrank.cli import main
 from memrank.result import Result
 from memrank.systems import WordOverlap
-from memrank.systems.http import AmlMemory
-from memrank.systems.http import _aml_service
+from memrank.systems.http import AmlMemory, _aml_service
 from memrank.wire._service import ContractService
 from tests.loopback import Canned
 from tests.systems.http.outage import Outage
