@@ -23,8 +23,11 @@ SEARCH_RETRIES = frozenset({408, 425, 429, 500, 502, 503, 504})
 """Search statuses the contract retries (with timeouts and transport failures)."""
 HEALTH_TIMEOUT = 10.0
 """Seconds the health probe may take: a health check answers at once or not at all."""
-_HEALTH = RetryPolicy(SEARCH_RETRIES, attempts=2, backoff=0.5, max_wait=1.0)
-"""One retry of a blip, never a long Retry-After: the probe is to learn fast."""
+_HEALTH = RetryPolicy(
+    SEARCH_RETRIES, attempts=4, backoff=0.25, max_wait=1.0, waiting=3.0, timeouts=False
+)
+"""A blip (a 503, a reset) is retried at once, a long Retry-After never honoured, and a
+probe that runs out its deadline is not repeated: the endpoint hung, and one wait says so."""
 
 
 @dataclass(frozen=True)

@@ -273,7 +273,10 @@ class HttpClient:
                 said = self._transport_words(exc, seconds)
                 breaker.record(True, said)
                 pause = policy.wait(attempt, None)
-                if not policy.transport or _last(attempt, policy, waited + pause):
+                retried = policy.transport and (
+                    policy.timeouts or not isinstance(exc, httpx.TimeoutException)
+                )
+                if not retried or _last(attempt, policy, waited + pause):
                     hint = self._unreachable if isinstance(exc, httpx.ConnectError) else ""
                     raise EndpointError(
                         f"{what}: {url} {said} after {attempt} attempt(s): "

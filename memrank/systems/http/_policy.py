@@ -24,6 +24,8 @@ class RetryPolicy:
     """The longest wait between attempts, Retry-After included."""
     transport: bool = True
     """Whether timeouts and connection failures are retried."""
+    timeouts: bool = True
+    """Whether an exchange that ran out its deadline is retried (when ``transport`` is)."""
     waiting: float = 120.0
     """The most seconds one call spends waiting between attempts in all: a retry that would
     wait past it is not made, so no call's retries run on unbounded."""

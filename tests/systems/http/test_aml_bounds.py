@@ -34,8 +34,8 @@ def test_a_hung_health_check_is_probed_once_with_its_own_deadline(
         result = memrank.run(memory, _evaluation(), concurrency=4)
         took = time.monotonic() - started
         memory.close()
-    assert took < 2 * (2 * 0.5 + 0.5)  # two probe attempts and the wait between, doubled
-    assert server.requests == 2  # remembered: not probed again by each of the 8 units
+    assert took < 2 * 0.5  # a hung probe is not repeated
+    assert server.requests == 1  # remembered: not probed again by each of the 8 units
     assert len(result.failed) == len(result.traces) == 24
     message = result.failed[-1].error.message  # type: ignore[union-attr]
     assert "health check" in message and "within the 0.5 s deadline" in message
