@@ -4,7 +4,7 @@ Under a persistent outage every call would spend its whole retry allowance befor
 for hours on a large evaluation. A breaker watches every attempt made to one endpoint
 (across the units that share the client) and opens when ``consecutive`` attempts in a row
 failed, when every attempt for ``span`` seconds failed (an endpoint answering 503 with
-Retry-After: 30 fails rarely but always), or when ``rate`` of the last ``window`` did. Open,
+Retry-After fails rarely but always), or when ``rate`` of the last ``window`` did. Open,
 it stays open for the client's life: nothing more is sent, every call fails at once with the
 reason, and waits between attempts end early, so a run records the remaining tasks as
 failed within seconds. The thresholds sit far above what a flaky but working endpoint
@@ -30,7 +30,7 @@ class Breaker:
     """Counts one endpoint's failed attempts and opens when they show it is down. Thread-safe."""
 
     def __init__(
-        self, consecutive: int = 10, span: float = 25.0, window: int = 50, rate: float = 0.9
+        self, consecutive: int = 10, span: float = 15.0, window: int = 50, rate: float = 0.9
     ) -> None:
         self.consecutive, self.span, self.window, self.rate = consecutive, span, window, rate
         self._lock = threading.Lock()

@@ -20,8 +20,9 @@ class RetryPolicy:
     """Attempts in all, the first included."""
     backoff: float = 0.5
     """Seconds before the second attempt; doubled for each attempt after."""
-    max_wait: float = 30.0
-    """The longest wait between attempts, Retry-After included."""
+    max_wait: float = 10.0
+    """The longest wait between attempts, Retry-After included: a longer Retry-After is met
+    by trying again sooner (an outage is then told from a pause by the circuit breaker)."""
     transport: bool = True
     """Whether timeouts and connection failures are retried."""
     timeouts: bool = True
