@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 
 import orjson
@@ -14,6 +15,7 @@ from memrank.systems.http.aml import AmlEndpoints
 from memrank.wire._service import Answer, ContractService
 from memrank.wire.check import check, layout
 from memrank.wire.serve import serving
+from tests.systems.http.raw import Raw, trickle
 
 
 class OverReturns(ContractService):
@@ -201,3 +203,13 @@ def test_each_outcome_is_handed_over_as_its_check_ends() -> None:
     assert [name for name, _ in seen] == [o.name for o in outcomes]
     # handed over while the suite ran: the first before any Add or Search was made
     assert seen[0][1] == 0 < seen[1][1] < seen[-1][1] == service.calls
+
+
+def test_a_trickling_endpoint_is_reported_within_twice_the_deadline_and_the_rest_not_run() -> None:
+    with Raw(trickle(0.2)) as server:
+        started = time.monotonic()
+        outcomes = check(AmlEndpoints.of(server.url), timeout=0.5)
+        took = time.monotonic() - started
+    assert took < 2 * 0.5
+    assert "did not answer in full within the 0.5 s deadline" in outcomes[0].evidence
+    assert all(o.evidence.startswith("not run, as the endpoint") for o in outcomes[1:])
