@@ -19,6 +19,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── EndpointError               (exit 1)  a running service failed a call, after the retries allowed
     │   └── ContractError                     a response off the contract or API it answers
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
+    ├── TasksFailedInRun            (exit 7)  `memrank run` finished, printed and saved, but tasks failed
     ├── DatasetError                (exit 1)  an evaluation's material cannot be used
     │   ├── DatasetMissing                    a file is not there and could not be downloaded
     │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
@@ -134,6 +135,7 @@ __all__ = [
     "SubjectDigestMismatch",
     "SubjectMissing",
     "TasksFailed",
+    "TasksFailedInRun",
     "ThresholdUnmet",
     "TrustRootRefused",
     "UnknownKey",
@@ -447,3 +449,9 @@ class Interrupted(MemrankError):
     """Ctrl-C (or ``memrank kill``) stopped a run; the message says how to resume it."""
 
     exit_code = 130
+
+
+class TasksFailedInRun(MemrankError):
+    """``memrank run`` finished (the result printed, and saved when asked) but tasks failed."""
+
+    exit_code = 7

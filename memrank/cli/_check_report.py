@@ -9,17 +9,18 @@ import click
 import orjson
 
 from memrank.errors import CheckFailed
-from memrank.systems.http._checklist import CheckOutcome, layout
+from memrank.systems.http._checklist import CheckOutcome, layout, tally
 
 __all__ = ["report_outcomes"]
 
 
-def report_outcomes(outcomes: list[CheckOutcome], as_json: bool) -> None:
-    """Echo every outcome; raise CheckFailed (exit 1) naming the checks that failed."""
+def report_outcomes(outcomes: list[CheckOutcome], as_json: bool, printed: bool = False) -> None:
+    """Echo every outcome (only the tally when each was ``printed`` as it ended); raise
+    CheckFailed (exit 1) naming the checks that failed."""
     if as_json:
         click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
     else:
-        click.echo(layout(outcomes))
+        click.echo(tally(outcomes) if printed else layout(outcomes))
     failed = [o.name for o in outcomes if not o.passed]
     if failed:
         raise CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from memrank.errors import RefusedRun
+from memrank.errors import RefusedRun, TasksFailedInRun
 
 __all__ = ["run_command"]
 
@@ -88,6 +88,7 @@ def run_command(
     """Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.
 
     Exits 3 when the run is refused; a refused run is still saved when --save is given.
+    Exits 7 when the run finished but tasks failed, after printing (and saving) the result.
     Exits 130 when interrupted, keeping what was done: `--resume` goes on from there.
     """
     from memrank.runs.shards import parse_shard
@@ -119,3 +120,8 @@ def run_command(
         click.echo(f"run:        {record.id}", err=True)
     if result.refusal is not None:
         raise RefusedRun(result.refusal)
+    if result.failed:
+        raise TasksFailedInRun(
+            f"{len(result.failed)} of {len(result.traces)} task(s) failed; each failure is "
+            "recorded on its trace (see the result above)"
+        )

@@ -66,7 +66,12 @@ def serve_command(system_name: str, host: str, port: int, auth_spec: str | None)
     show_default=True,
     help="multimodal also checks text and image_url content parts.",
 )
-@click.option("--timeout", default=60.0, show_default=True, help="Seconds per request.")
+@click.option(
+    "--timeout",
+    default=60.0,
+    show_default=True,
+    help="Seconds each request may take in all, from connecting to the last byte.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
 def check_command(
     url: str,
@@ -79,19 +84,28 @@ def check_command(
 ) -> None:
     """Check an endpoint against the Add/Search contract before a formal run.
 
-    Prints every check with pass or FAIL and its evidence, and exits 1 when any fails.
+    Prints every check as it ends, with pass, warn or FAIL and its evidence, and exits 1
+    when any fails.
     """
     from memrank.cli._check_report import report_outcomes
     from memrank.systems.http._client import Auth
     from memrank.systems.http.aml import AmlEndpoints
-    from memrank.wire.check import check
+    from memrank.wire.check import NAME_WIDTH, CheckOutcome, check, line
 
     if search_url:
         endpoints = AmlEndpoints.of(add_url=url, search_url=search_url, health_url=health_url)
     else:
         endpoints = AmlEndpoints.of(url, health_url=health_url)
     auth = Auth.from_spec(auth_spec) if auth_spec else None
+
+    def printed(outcome: CheckOutcome) -> None:
+        click.echo(line(outcome, NAME_WIDTH))
+
     outcomes = check(
-        endpoints, auth, "multimodal" if track == "multimodal" else "textual", timeout=timeout
+        endpoints,
+        auth,
+        "multimodal" if track == "multimodal" else "textual",
+        timeout=timeout,
+        on_outcome=None if as_json else printed,
     )
-    report_outcomes(outcomes, as_json)
+    report_outcomes(outcomes, as_json, printed=not as_json)

@@ -28,15 +28,17 @@ class DemoScore(Measure):
         for group, members in groups.items():
             hits = [self._recalled(t) for t in members]
             scored = [hit for hit in hits if hit is not None]
+            failed = sum(not t.ok for t in members)
+            why = "evidence_recall (retrieval proxy; not answer correctness)"
+            if failed:
+                why += f"; {failed} of {len(members)} task(s) failed, counted as not recalled"
             produced.append(
                 Value(
                     measure=self.name,
                     decider=self.decider,
                     group=group,
                     value=sum(scored) / len(scored) if scored else None,
-                    why="evidence_recall (retrieval proxy; not answer correctness)"
-                    if scored
-                    else "no task in the group names evidence documents",
+                    why=why if scored else "no task in the group names evidence documents",
                 )
             )
         return produced

@@ -9,7 +9,9 @@ chunking and to systems that return records of their own; the id keeps a long tu
 system split into chunks findable.
 
 A session counts as recalled when one of the first k documents names it (``metadata
-["session_id"]``, as the document was returned) or contains one of its evidence turns.
+["session_id"]``, as the document was returned or as a client attributed it) or contains one
+of its evidence turns. When a session is missing and one of the first k documents names no
+session and holds no evidence turn, the value is None ("session unknown"), not a miss.
 
 A negative task (``metadata["negative"]``, e.g. LoCoMo's adversarial questions) asks about
 something the material does not say as asked: its values are reported under the ``-negative``
@@ -243,17 +245,37 @@ class SessionRecall(_EvidenceMeasure):
             session = session_of(document)
             if session in first and first[session] is None:
                 first[session] = rank
-        for turn, turn_rank in zip(turns, first_ranks(turns, documents), strict=True):
+        turn_ranks = first_ranks(turns, documents)
+        for turn, turn_rank in zip(turns, turn_ranks, strict=True):
             known = first[turn.session]
             if turn_rank is not None and (known is None or turn_rank < known):
                 first[turn.session] = turn_rank
+        # A document that names no session and holds no evidence turn may still come from an
+        # evidence session: where one is within the cut and a session is missing, the value
+        # cannot be decided, and counting it a miss would score the transport, not the system.
+        holding = {rank for rank in turn_ranks if rank is not None}
+        unknown = [
+            rank
+            for rank, document in enumerate(documents, start=1)
+            if session_of(document) is None and rank not in holding
+        ]
         produced = []
         for k in KS:
             found = [s for s, rank in first.items() if rank is not None and rank <= k]
+            blind = sum(rank <= k for rank in unknown)
+            name = f"session-recall@{k}"
+            if blind and len(found) < len(first):
+                why = (
+                    f"session unknown: {blind} of the first {k} recalled document(s) name no "
+                    f"session and hold no evidence turn; {len(found)} of {len(first)} evidence "
+                    "session(s) found among the rest"
+                )
+                produced.append(self._value(trace, name, None, why))
+                continue
             why = f"{len(found)} of {len(first)} evidence session(s) within the first {k}" + (
                 f": {', '.join(found)}" if found else ""
             )
-            produced.append(self._value(trace, f"session-recall@{k}", len(found) / len(first), why))
+            produced.append(self._value(trace, name, len(found) / len(first), why))
         return produced
 
 

@@ -1,7 +1,9 @@
 """Run-scope means of task-scope values, overall and per category: what a table quotes.
 
 A mean is taken over the tasks that have a value; tasks whose value is None (no evidence, a
-negative task, a failure) are left out, and every mean's why says how many were. Per-category
+negative task, a failure) are left out, and every mean's why says how many were, counting
+failed tasks apart: a mean over the tasks that did not fail is not the system's score over
+the evaluation, and the reader must see that it dropped them. Per-category
 means use the material's own category labels (``.mean.category-<label>``).
 """
 
@@ -40,33 +42,40 @@ class Means(Measure):
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
         category_of = {trace.task.id: trace.task.category for trace in traces}
+        failed = {trace.task.id for trace in traces if not trace.ok}
         by_name: dict[str, list[Value]] = {}
         for value in values:
             if value.task_id is not None:
                 by_name.setdefault(value.measure, []).append(value)
-        produced = [self._mean(f"{name}.mean", by_name.get(name, [])) for name in self.of]
+        produced = [self._mean(f"{name}.mean", by_name.get(name, []), failed) for name in self.of]
         for name in self.by_category:
             for category in self.categories:
                 members = [
                     v for v in by_name.get(name, []) if category_of.get(v.task_id or "") == category
                 ]
-                produced.append(self._mean(f"{name}.mean.category-{category}", members))
+                produced.append(self._mean(f"{name}.mean.category-{category}", members, failed))
         return produced
 
-    def _mean(self, name: str, members: list[Value]) -> Value:
+    def _mean(self, name: str, members: list[Value], failed_tasks: set[str]) -> Value:
         numbers = [v.value for v in members if v.value is not None]
+        failed = sum(v.value is None and v.task_id in failed_tasks for v in members)
+        undecided = len(members) - len(numbers) - failed
         mean: float | None = None
         if not members:
             why = f"no task has a value named {name.partition('.mean')[0]!r}"
         elif not numbers:
             why = f"none of the {len(members)} task value(s) could be decided"
+            if failed:
+                why += f" ({failed} failed)"
         else:
             mean = sum(numbers) / len(numbers)
             why = f"mean over {len(numbers)} task(s)"
             if all(n in (0.0, 1.0) for n in numbers):
                 why += f" ({int(sum(numbers))} of {len(numbers)})"
-            if len(members) > len(numbers):
-                why += f"; {len(members) - len(numbers)} without a value left out"
+            if failed:
+                why += f"; {failed} failed task(s) left out, not counted as 0"
+            if undecided:
+                why += f"; {undecided} without a value left out"
         return Value(measure=name, decider=self.decider, value=mean, why=why)
 
 

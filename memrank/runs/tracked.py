@@ -196,7 +196,7 @@ def _go(
     done = _ended(
         record,
         RunState.DONE,
-        3 if result.refusal is not None else 0,
+        3 if result.refusal is not None else 7 if result.failed else 0,
         headline=mean,
         headline_measure=measure,
         saved=str(request.save) if request.save is not None else None,

@@ -55,7 +55,7 @@ def _values(measure: memrank.Measure, *traces: Trace) -> dict[str, Value]:
     return {v.measure: v for v in measure.measure(list(traces), [])}
 
 
-NOISE = [_doc(f"n{i}", f"unrelated chatter number {i}") for i in range(30)]
+NOISE = [_doc(f"n{i}", f"unrelated chatter number {i}", session_id="session_9") for i in range(30)]
 
 
 def test_a_turn_counts_when_its_text_is_contained_or_its_id_is_named() -> None:
@@ -90,6 +90,19 @@ def test_sessions_count_by_the_session_a_document_names_or_by_evidence_text() ->
     assert values["session-recall@5"].value == 0.5
     assert values["session-recall@10"].value == 1.0
     assert values["session-recall@10"].why.endswith("session_1, session_4")
+
+
+def test_a_document_naming_no_session_makes_a_missing_session_unknown_not_a_miss() -> None:
+    documents = [
+        _doc("D1:9", "something else said that day", session_id="session_1"),
+        _doc("item-7", "the service's own record, session not given"),
+        *NOISE[:8],
+        _doc("joined", "Notes: We adopted a cat called Oscar."),
+    ]
+    values = _values(SessionRecall(), _trace(documents))
+    assert values["session-recall@5"].value is None
+    assert values["session-recall@5"].why.startswith("session unknown: 1 of the first 5")
+    assert values["session-recall@20"].value == 1.0  # every session found: nothing unknown
 
 
 def test_negative_tasks_report_apart_from_the_headline() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 
 import orjson
@@ -14,6 +15,7 @@ from memrank.systems.http.aml import AmlEndpoints
 from memrank.wire._service import Answer, ContractService
 from memrank.wire.check import check, layout
 from memrank.wire.serve import serving
+from tests.systems.http.raw import Raw, trickle
 
 
 class OverReturns(ContractService):
@@ -107,15 +109,24 @@ shared = OneStore()
         (MisEchoes(WordOverlap), "add-echo"),
         (ContractService(lambda: shared), "user-isolation"),
         (CrashesOnBadInput(WordOverlap), "malformed-4xx"),
-        (ContractService(IndexesLater), "searchable-after-add"),
         (BareList(WordOverlap), "search-shape"),
     ],
-    ids=["over-returns-top-k", "mis-echoes", "leaks", "500-on-bad-input", "later", "bare-list"],
+    ids=["over-returns-top-k", "mis-echoes", "leaks", "500-on-bad-input", "bare-list"],
 )
 def test_each_single_violation_fails_exactly_its_check(
     service: ContractService, check_name: str
 ) -> None:
     assert _failed(service) == [check_name]
+
+
+def test_an_endpoint_that_stores_nothing_passes_no_check_that_needs_something_stored() -> None:
+    # searchable-after-add is its violation; the others cannot be judged on nothing
+    assert _failed(ContractService(IndexesLater)) == [
+        "searchable-after-add",
+        "top-k",
+        "user-isolation",
+        "idempotent-request-id",
+    ]
 
 
 def test_a_failed_check_prints_the_requirement_and_the_evidence() -> None:
@@ -131,3 +142,74 @@ def test_an_unreachable_endpoint_fails_every_check_with_the_transport_error() ->
     outcomes = check(AmlEndpoints.of("http://127.0.0.1:9"), timeout=2)
     assert not any(o.passed for o in outcomes)
     assert all("could not be reached" in o.evidence for o in outcomes)
+    assert all(o.evidence.startswith("not run, as the endpoint") for o in outcomes[1:])
+
+
+class AcceptsEmptyContent(ContractService):
+    """Stores an Add whose message has empty content, answering 200, as the contract allows."""
+
+    def add(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        try:
+            request = orjson.loads(body)
+            messages = request["messages"]
+        except (orjson.JSONDecodeError, KeyError, TypeError):
+            return super().add(body, headers)
+        if messages and all(m.get("content") == "" for m in messages):
+            request["messages"] = [{**m, "content": "(empty)"} for m in messages]
+            return super().add(orjson.dumps(request), headers)
+        return super().add(body, headers)
+
+
+def test_a_malformed_request_answered_200_is_a_warning_not_a_failure() -> None:
+    with serving(AcceptsEmptyContent(WordOverlap)) as url:
+        outcomes = {o.name: o for o in check(AmlEndpoints.of(url), timeout=10)}
+    malformed = outcomes["malformed-4xx"]
+    assert malformed.passed and malformed.warning
+    assert "Add with empty content: 200" in malformed.evidence
+    assert layout(list(outcomes.values())).endswith("10 passed (1 with a warning), 0 failed")
+
+
+def test_malformed_requests_refused_for_credentials_alone_do_not_pass() -> None:
+    # the endpoint wants a key that is not sent: every request is refused with 401
+    with serving(ContractService(WordOverlap, Auth("Bearer", "k"))) as url:
+        outcomes = {o.name: o for o in check(AmlEndpoints.of(url), timeout=10)}
+    assert not outcomes["malformed-4xx"].passed
+    assert "refused for its credentials" in outcomes["malformed-4xx"].evidence
+
+
+class Counting(ContractService):
+    """Counts the Adds and Searches it has answered."""
+
+    calls = 0
+
+    def add(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        self.calls += 1
+        return super().add(body, headers)
+
+    def search(self, body: bytes, headers: Mapping[str, str]) -> Answer:
+        self.calls += 1
+        return super().search(body, headers)
+
+
+def test_each_outcome_is_handed_over_as_its_check_ends() -> None:
+    service = Counting(WordOverlap)
+    seen: list[tuple[str, int]] = []
+    with serving(service) as url:
+        outcomes = check(
+            AmlEndpoints.of(url),
+            timeout=10,
+            on_outcome=lambda o: seen.append((o.name, service.calls)),
+        )
+    assert [name for name, _ in seen] == [o.name for o in outcomes]
+    # handed over while the suite ran: the first before any Add or Search was made
+    assert seen[0][1] == 0 < seen[1][1] < seen[-1][1] == service.calls
+
+
+def test_a_trickling_endpoint_is_reported_within_twice_the_deadline_and_the_rest_not_run() -> None:
+    with Raw(trickle(0.2)) as server:
+        started = time.monotonic()
+        outcomes = check(AmlEndpoints.of(server.url), timeout=0.5)
+        took = time.monotonic() - started
+    assert took < 2 * 0.5
+    assert "did not answer in full within the 0.5 s deadline" in outcomes[0].evidence
+    assert all(o.evidence.startswith("not run, as the endpoint") for o in outcomes[1:])

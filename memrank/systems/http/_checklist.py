@@ -1,4 +1,5 @@
-"""A checklist: named checks run in order, each passing or failing with its evidence.
+"""A checklist: named checks run in order, each passing (perhaps with a warning) or failing
+with its evidence, each reported the moment it ends.
 
 The two conformance suites (``memrank check`` for the Add/Search contract, ``memrank targets
 verify`` for translators) share it so they run and print alike. It lives here, beside the
@@ -14,9 +15,12 @@ from pydantic import BaseModel, ConfigDict
 
 from memrank.errors import EndpointError
 
-__all__ = ["CheckOutcome", "FailedCheck", "layout", "run_checks"]
+__all__ = ["CheckOutcome", "FailedCheck", "Warned", "layout", "line", "run_checks", "tally"]
 
 Checker = TypeVar("Checker")
+STOP_AFTER = 2
+"""Checks in a row that may fail because the endpoint did not answer before the rest are not
+run: each would wait out the deadline only to fail the same way."""
 
 
 class CheckOutcome(BaseModel):
@@ -30,41 +34,71 @@ class CheckOutcome(BaseModel):
     passed: bool
     evidence: str
     """What was sent and what came back."""
+    warning: bool = False
+    """Passed, but the endpoint did something the contract allows and a reader should know."""
 
 
 class FailedCheck(Exception):
     """A check's verdict: failed, with the evidence."""
 
 
+class Warned(Exception):
+    """A check's verdict: passed, with a warning, and the evidence."""
+
+
 def run_checks(
-    checker: Checker, checks: Sequence[tuple[str, Callable[[Checker], str], str]]
+    checker: Checker,
+    checks: Sequence[tuple[str, Callable[[Checker], str], str]],
+    on_outcome: Callable[[CheckOutcome], None] | None = None,
 ) -> list[CheckOutcome]:
-    """Run each ``(name, check, requirement)`` on ``checker``; one outcome per check, in order.
+    """Run each ``(name, check, requirement)`` on ``checker``; one outcome per check, in order,
+    each handed to ``on_outcome`` as soon as it is known.
 
     A check returns its evidence when it passes; a FailedCheck or an endpoint that cannot be
-    reached fails that check alone, so the rest still run.
+    reached fails that check alone, so the rest still run, unless the endpoint failed to
+    answer the first check or ``STOP_AFTER`` in a row: then the rest are failed unrun.
     """
-    outcomes = []
-    for name, run_check, requirement in checks:
-        try:
-            passed, evidence = True, run_check(checker)
-        except (FailedCheck, EndpointError) as exc:
-            passed, evidence = False, str(exc)
-        outcomes.append(
-            CheckOutcome(name=name, requirement=requirement, passed=passed, evidence=evidence)
+    outcomes: list[CheckOutcome] = []
+    silent, stopped_by = 0, ""
+    for position, (name, run_check, requirement) in enumerate(checks):
+        warning = False
+        if stopped_by:
+            passed, evidence = False, f"not run, as the endpoint did not answer: {stopped_by}"
+        else:
+            try:
+                passed, evidence, silent = True, run_check(checker), 0
+            except Warned as exc:
+                passed, evidence, warning, silent = True, str(exc), True, 0
+            except FailedCheck as exc:
+                passed, evidence, silent = False, str(exc), 0
+            except EndpointError as exc:
+                passed, evidence, silent = False, str(exc), silent + 1
+                if silent >= STOP_AFTER or position == 0:
+                    stopped_by = f"{name}: {exc}"
+        outcome = CheckOutcome(
+            name=name, requirement=requirement, passed=passed, evidence=evidence, warning=warning
         )
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
     return outcomes
+
+
+def line(outcome: CheckOutcome, width: int) -> str:
+    """One check as printed: ``pass``, ``warn`` or ``FAIL``, the name, the evidence."""
+    if not outcome.passed:
+        return f"FAIL  {outcome.name:<{width}}  {outcome.requirement}: {outcome.evidence}"
+    return f"{'warn' if outcome.warning else 'pass'}  {outcome.name:<{width}}  {outcome.evidence}"
+
+
+def tally(outcomes: list[CheckOutcome]) -> str:
+    failed = sum(not o.passed for o in outcomes)
+    warned = sum(o.warning for o in outcomes)
+    passed = f"{len(outcomes) - failed} passed" + (f" ({warned} with a warning)" if warned else "")
+    return f"{len(outcomes)} checks: {passed}, {failed} failed"
 
 
 def layout(outcomes: list[CheckOutcome]) -> str:
     """One line per check, then the tally."""
     width = max(len(o.name) for o in outcomes)
-    lines = [
-        f"pass  {o.name:<{width}}  {o.evidence}"
-        if o.passed
-        else f"FAIL  {o.name:<{width}}  {o.requirement}: {o.evidence}"
-        for o in outcomes
-    ]
-    failed = sum(not o.passed for o in outcomes)
-    lines.append(f"{len(outcomes)} checks: {len(outcomes) - failed} passed, {failed} failed")
-    return "\n".join(lines)
+    return "\n".join([*(line(o, width) for o in outcomes), tally(outcomes)])

@@ -1,29 +1,37 @@
 """One HTTP client for every running service memrank talks to.
 
-It holds the auth header, the timeouts and a connection pool that concurrent units share,
-and applies a retry policy per operation: bounded exponential backoff that honours
-Retry-After, the identical request body on every attempt. Error text it puts in a message
-is capped and has the secret cut out.
+It holds the auth header, the deadline, the response cap, a circuit breaker and a
+connection pool that concurrent units share, and applies a retry policy per operation:
+bounded exponential backoff that honours Retry-After, the identical request body on every
+attempt, within a total waiting budget. Every exchange (connect, send, every byte of the
+answer) ends within the deadline, and an answer larger than the cap is refused as it
+streams, so no endpoint can hold a call for ever or fill memory. Error text it puts in a
+message is capped and has the secret cut out, and says what happened: unreachable, too slow,
+dropped, or redirected (naming where to).
 """
 
 from __future__ import annotations
 
-import email.utils
 import hmac
 import os
+import threading
 import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
-from memrank.errors import EndpointError, UsageError
+from memrank.errors import ContractError, EndpointError, UsageError
+from memrank.systems.http._breaker import Breaker
+from memrank.systems.http._deadline import deadline, transport
+from memrank.systems.http._policy import NO_RETRY, RetryPolicy, retry_after_seconds
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
+    "NO_RETRY",
     "SCHEMES",
     "Auth",
     "HttpClient",
@@ -31,6 +39,7 @@ __all__ = [
     "RetryPolicy",
     "checked_url",
     "positive",
+    "redirect_note",
     "timings_since",
 ]
 
@@ -39,6 +48,9 @@ SCHEMES = ("Token", "Bearer", "X-Api-Key")
 an ``X-Api-Key: <key>`` header."""
 
 _TEXT_CAP = 500
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""The largest answer read by default: far above any Search of top_k items of text, far
+below what would strain memory."""
 Number = TypeVar("Number", int, float)
 
 
@@ -92,30 +104,6 @@ class Auth:
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    """Which failures of one operation are retried, how often, and how long to wait between."""
-
-    statuses: frozenset[int]
-    """HTTP statuses that are retried; every other status is final."""
-    attempts: int = 4
-    """Attempts in all, the first included."""
-    backoff: float = 0.5
-    """Seconds before the second attempt; doubled for each attempt after."""
-    max_wait: float = 30.0
-    """The longest wait between attempts, Retry-After included."""
-    transport: bool = True
-    """Whether timeouts and connection failures are retried."""
-
-    def wait(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-        wanted = retry_after if retry_after is not None else self.backoff * 2 ** (attempt - 1)
-        return min(self.max_wait, max(0.0, wanted))
-
-
-NO_RETRY = RetryPolicy(frozenset(), attempts=1, transport=False)
-
-
-@dataclass(frozen=True)
 class Reply:
     """The last answer to a request, and what getting it took."""
 
@@ -164,7 +152,12 @@ def timings_since(started: float, round_trip_ms: float, waited_ms: float) -> dic
 
 
 class HttpClient:
-    """A pooled HTTP client with an auth header, timeouts and retries; safe across threads."""
+    """A pooled HTTP client with an auth header, a deadline per exchange, a response cap, a
+    circuit breaker and retries; safe across threads.
+
+    ``timeout`` is the deadline of one exchange in seconds, from connecting to the last byte
+    of the answer; ``max_response_bytes`` the largest answer read.
+    """
 
     def __init__(
         self,
@@ -173,13 +166,19 @@ class HttpClient:
         timeout: float,
         connect_timeout: float = 10.0,
         unreachable: str = "",
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         self._auth = auth
+        self._timeout = timeout
+        self._cap = max_response_bytes
         self._unreachable = unreachable
         """Appended to the message when the service cannot be reached: what to check."""
+        self._breakers: dict[str, Breaker] = {}
+        self._breakers_lock = threading.Lock()
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
             headers={"Content-Type": "application/json", **(auth.headers() if auth else {})},
+            transport=transport(),
         )
         # A client left open would leave sockets to the garbage collector; close them
         # when the last object holding this client goes, or at exit.
@@ -188,13 +187,33 @@ class HttpClient:
     def close(self) -> None:
         self._closer()
 
-    def post(self, url: str, body: bytes, policy: RetryPolicy, *, what: str) -> Reply:
+    def post(
+        self, url: str, body: bytes, policy: RetryPolicy, *, what: str, circuit: str | None = None
+    ) -> Reply:
         """POST the same body until an answer is final under ``policy``."""
-        return self._send("POST", url, body, policy, what, authenticated=True)
+        return self._send("POST", url, body, policy, what, authenticated=True, circuit=circuit)
 
-    def get(self, url: str, policy: RetryPolicy, *, what: str, authenticated: bool = True) -> Reply:
-        """GET until an answer is final under ``policy``."""
-        return self._send("GET", url, None, policy, what, authenticated=authenticated)
+    def get(
+        self,
+        url: str,
+        policy: RetryPolicy,
+        *,
+        what: str,
+        authenticated: bool = True,
+        timeout: float | None = None,
+        circuit: str | None = None,
+    ) -> Reply:
+        """GET until an answer is final under ``policy``; ``timeout`` overrides the deadline."""
+        return self._send(
+            "GET",
+            url,
+            None,
+            policy,
+            what,
+            authenticated=authenticated,
+            timeout=timeout,
+            circuit=circuit,
+        )
 
     def send(
         self, method: str, url: str, body: bytes | None, policy: RetryPolicy, *, what: str
@@ -205,9 +224,15 @@ class HttpClient:
     def failure(self, reply: Reply, url: str, what: str) -> EndpointError:
         """An EndpointError naming the status and what the service said, capped and redacted."""
         return EndpointError(
-            f"{what}: {url} answered HTTP {reply.status} after {reply.attempts} attempt(s): "
-            f"{self.excerpt(reply.content) or '(empty body)'}"
+            f"{what}: {url} answered HTTP {reply.status} after {reply.attempts} attempt(s)"
+            f"{redirect_note(reply)}: {self.excerpt(reply.content) or '(empty body)'}"
         )
+
+    def breaker(self, circuit: str) -> Breaker:
+        """The breaker of one endpoint (a circuit: by default the URL's scheme, host and port;
+        a caller may name finer ones, as the Add/Search client does per operation)."""
+        with self._breakers_lock:
+            return self._breakers.setdefault(circuit, Breaker())
 
     def excerpt(self, content: bytes) -> str:
         """Text from a service, capped at 500 characters, with the secret cut out."""
@@ -227,56 +252,114 @@ class HttpClient:
         what: str,
         *,
         authenticated: bool,
+        timeout: float | None = None,
+        circuit: str | None = None,
     ) -> Reply:
+        seconds = self._timeout if timeout is None else timeout
+        breaker = self.breaker(circuit or _origin(url))
         round_trip = waited = 0.0
         for attempt in range(1, policy.attempts + 1):
+            breaker.admit(what)
             request = self._client.build_request(method, url, content=body)
             if not authenticated:
                 for name in ("Authorization", "X-Api-Key"):
                     request.headers.pop(name, None)
             started = time.perf_counter()
             try:
-                response = self._client.send(request)
+                with deadline(seconds):
+                    status, headers, content = self._exchange(request, url, what)
             except httpx.TransportError as exc:
                 round_trip += time.perf_counter() - started
-                if not policy.transport or attempt == policy.attempts:
+                said = self._transport_words(exc, seconds)
+                breaker.record(True, said)
+                pause = policy.wait(attempt, None)
+                retried = policy.transport and (
+                    policy.timeouts or not isinstance(exc, httpx.TimeoutException)
+                )
+                if not retried or _last(attempt, policy, waited + pause):
+                    hint = self._unreachable if isinstance(exc, httpx.ConnectError) else ""
                     raise EndpointError(
-                        f"{what}: {url} could not be reached after {attempt} attempt(s): "
+                        f"{what}: {url} {said} after {attempt} attempt(s): "
                         f"{type(exc).__name__}: {self.excerpt(str(exc).encode())}"
-                        + (f"; {self._unreachable}" if self._unreachable else "")
+                        + (f"; {hint}" if hint else "")
                     ) from None
-                retry_after = None
             else:
                 round_trip += time.perf_counter() - started
-                final = response.status_code not in policy.statuses
-                if final or attempt == policy.attempts:
+                breaker.record(_endpoint_failed(status), f"HTTP {status}")
+                retry_after = retry_after_seconds(headers.get("Retry-After"))
+                pause = policy.wait(attempt, retry_after)
+                final = status not in policy.statuses
+                if final or _last(attempt, policy, waited + pause):
                     return Reply(
-                        status=response.status_code,
-                        content=response.content,
-                        headers=response.headers,
+                        status=status,
+                        content=content,
+                        headers=headers,
                         attempts=attempt,
                         round_trip_ms=round_trip * 1000,
                         waited_ms=waited * 1000,
                     )
-                retry_after = _seconds(response.headers.get("Retry-After"))
-            pause = policy.wait(attempt, retry_after)
-            time.sleep(pause)
+            breaker.pause(pause, what)
             waited += pause
         raise AssertionError("unreachable: the last attempt returns or raises")
 
+    def _exchange(
+        self, request: httpx.Request, url: str, what: str
+    ) -> tuple[int, httpx.Headers, bytes]:
+        """One exchange, the answer read as it streams and refused past the cap."""
+        response = self._client.send(request, stream=True)
+        try:
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > self._cap:
+                raise self._oversize(url, what, f"declares {int(declared):,} bytes")
+            parts, size = [], 0
+            for part in response.iter_bytes():
+                size += len(part)
+                if size > self._cap:
+                    raise self._oversize(url, what, "kept sending")
+                parts.append(part)
+        finally:
+            response.close()
+        return response.status_code, response.headers, b"".join(parts)
 
-def _seconds(retry_after: str | None) -> float | None:
-    """Retry-After as seconds from now: delta-seconds or an HTTP date; None when absent or bad."""
-    if retry_after is None:
-        return None
-    try:
-        return float(retry_after)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(retry_after)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return (when - datetime.now(UTC)).total_seconds()
+    def _oversize(self, url: str, what: str, how: str) -> ContractError:
+        return ContractError(
+            f"{what}: the answer from {url} {how} past the {self._cap:,}-byte response cap; "
+            "memrank read no further (raise the cap, e.g. max_response_mb=, if answers are "
+            "meant to be this large)"
+        )
+
+    def _transport_words(self, exc: httpx.TransportError, seconds: float) -> str:
+        """What a transport failure was, in words: unreachable, too slow, or dropped."""
+        if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
+            return "could not be reached"
+        if isinstance(exc, httpx.TimeoutException):
+            return f"did not answer in full within the {seconds:g} s deadline"
+        if isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
+            return "dropped the connection before answering in full"
+        return "failed in transport"
+
+
+def redirect_note(reply: Reply) -> str:
+    """For a 3xx answer, where it points (memrank does not follow redirects); else nothing."""
+    if not 300 <= reply.status < 400:
+        return ""
+    location = reply.headers.get("Location")
+    if location is None:
+        return " (a redirect without a Location)"
+    return f" (a redirect to {location}; memrank does not follow redirects: give that URL)"
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _last(attempt: int, policy: RetryPolicy, waited_after: float) -> bool:
+    """Whether no further attempt is made: attempts used up, or the waiting budget would be."""
+    return attempt == policy.attempts or waited_after > policy.waiting
+
+
+def _endpoint_failed(status: int) -> bool:
+    """Whether a status says the endpoint failed (down, erroring, timing out), as the breaker
+    counts it. 429 is left out: an endpoint asking to slow down is working."""
+    return status >= 500 or status in (408, 425)

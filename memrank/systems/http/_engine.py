@@ -27,12 +27,14 @@ import orjson
 
 from memrank.errors import ContractError, EndpointError, UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.systems.http._attribution import Told
 from memrank.systems.http._client import (
     Auth,
     HttpClient,
     RetryPolicy,
     checked_url,
     positive,
+    redirect_note,
     timings_since,
 )
 
@@ -203,7 +205,7 @@ class EngineMemory(Memory):
     def _begin(self, namespace: str | None) -> None:
         """Per-unit state: the unit's namespace, what it was told, what its ingest reported."""
         self._namespace = namespace
-        self._told: dict[str, list[str]] = {}
+        self._told = Told(text_of)
         self._ingest_usage: dict[str, float] = {}
         self._usage: dict[str, float] | None = None
         self._timings: dict[str, float] | None = None
@@ -232,8 +234,7 @@ class EngineMemory(Memory):
 
     def ingest(self, documents: Sequence[Document]) -> None:
         namespace = self._current("ingest")
-        for document in documents:
-            self._told.setdefault(document.text, []).append(document.id)
+        self._told.add(documents)
         for name, amount in (self._write(namespace, documents) or {}).items():
             self._ingest_usage[name] = self._ingest_usage.get(name, 0.0) + amount
 
@@ -323,7 +324,7 @@ class EngineMemory(Memory):
             said = self._client.excerpt(engine_words(reply.content).encode()) or "(empty body)"
             raise EndpointError(
                 f"{what}: {method} {url} answered HTTP {reply.status} after {reply.attempts} "
-                f"attempt(s); {self.engine} said: {said}"
+                f"attempt(s){redirect_note(reply)}; {self.engine} said: {said}"
             )
         if not reply.content.strip():
             return None
@@ -341,14 +342,9 @@ class EngineMemory(Memory):
         return self._namespace
 
     def _metadata(self, hit: Hit) -> dict[str, Any]:
-        """The told document a hit stands for: the id the engine carried back, else the one
-        document of this unit whose text it repeats word for word."""
-        metadata: dict[str, Any] = {}
-        told = self._told.get(hit.content, [])
-        if hit.doc_id is not None:
-            metadata["doc_id"] = hit.doc_id
-        elif len(told) == 1:
-            metadata["doc_id"] = told[0]
+        """The told document a hit stands for, and its session: the id the engine carried
+        back, else the one document of this unit whose text it repeats word for word."""
+        metadata = self._told.attribution(hit.content, hit.doc_id)
         if hit.score is not None:
             metadata["score"] = hit.score
         return metadata

@@ -13,10 +13,8 @@ from __future__ import annotations
 import copy
 import os
 import secrets
-import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -25,13 +23,19 @@ from pydantic import BaseModel, ValidationError
 
 from memrank.errors import ContractError, DefinitionError, UsageError
 from memrank.system import Content, Document, Memory, Recall
+from memrank.systems.http._aml_service import (
+    ADD_RETRIES,
+    SEARCH_RETRIES,
+    AmlEndpoints,
+    AmlService,
+)
+from memrank.systems.http._attribution import Told, exact_key
 from memrank.systems.http._chunks import Chunk, chunks
 from memrank.systems.http._client import (
     Auth,
     HttpClient,
     Reply,
     RetryPolicy,
-    checked_url,
     positive,
     timings_since,
 )
@@ -48,88 +52,8 @@ from memrank.wire.schema import (
 
 __all__ = ["ADD_RETRIES", "SEARCH_RETRIES", "AmlEndpoints", "AmlMemory"]
 
-ADD_RETRIES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 524})
-"""Add statuses the contract retries (with timeouts and transport failures)."""
-SEARCH_RETRIES = frozenset({408, 425, 429, 500, 502, 503, 504})
-"""Search statuses the contract retries (with timeouts and transport failures)."""
 Parsed = TypeVar("Parsed", bound=BaseModel)
 CLEARED_BY = "a fresh user_id per isolation unit; the contract has no delete"
-
-
-@dataclass(frozen=True)
-class AmlEndpoints:
-    """Where Add, Search and the unauthenticated health check live."""
-
-    add: str
-    search: str
-    health: str
-
-    @classmethod
-    def of(
-        cls,
-        base_url: str | None = None,
-        *,
-        add_url: str | None = None,
-        search_url: str | None = None,
-        health_url: str | None = None,
-    ) -> AmlEndpoints:
-        """``<base>/add``, ``<base>/search`` and ``<base>/health``, unless given one by one.
-
-        Without a health URL, health is the Add URL's sibling: ``.../add`` -> ``.../health``.
-        """
-        base = checked_url(base_url, "base URL") if base_url else None
-        add = add_url or (f"{base}/add" if base else None)
-        search = search_url or (f"{base}/search" if base else None)
-        if add is None or search is None:
-            raise UsageError(
-                "no Add/Search endpoint: give a base URL (serving <base>/add and <base>/search), "
-                "or both an Add URL and a Search URL (AML_BASE_URL, or AML_ADD_URL and "
-                "AML_SEARCH_URL, when the arguments are left out)"
-            )
-        add = checked_url(add, "Add URL")
-        health = health_url or f"{add.rsplit('/', 1)[0]}/health"
-        return cls(add, checked_url(search, "Search URL"), checked_url(health, "health URL"))
-
-
-def _content_key(content: Content) -> str:
-    """Content compared exactly: the string itself, or its parts as JSON."""
-    if isinstance(content, str):
-        return content
-    return orjson.dumps([part.model_dump(mode="json") for part in content]).decode()
-
-
-class _Service:
-    """What every unit handle shares: endpoints, the pooled client, health, used user_ids."""
-
-    def __init__(self, endpoints: AmlEndpoints, client: HttpClient, add: RetryPolicy) -> None:
-        self.endpoints = endpoints
-        self.client = client
-        self.add_policy = add
-        self.search_policy = RetryPolicy(SEARCH_RETRIES, add.attempts, add.backoff, add.max_wait)
-        self._lock = threading.Lock()
-        self._healthy = False
-        self._used: set[str] = set()
-
-    def ensure_healthy(self) -> None:
-        """Check health once, before the first call; a failed check is tried again next time."""
-        with self._lock:
-            if self._healthy:
-                return
-            url = self.endpoints.health
-            reply = self.client.get(url, self.search_policy, what="health", authenticated=False)
-            if not 200 <= reply.status < 300:
-                raise self.client.failure(reply, url, "health check before the first call")
-            self._healthy = True
-
-    def claim(self, user_id: str) -> None:
-        with self._lock:
-            if user_id in self._used:
-                raise UsageError(
-                    f"user_id {user_id!r} was already used by this client, and the contract has "
-                    "no delete: a unit is cleared only by a fresh user_id. Run again (each run "
-                    "has a new run id) or use a new AmlMemory"
-                )
-            self._used.add(user_id)
 
 
 class AmlMemory(Memory):
@@ -139,9 +63,13 @@ class AmlMemory(Memory):
     and ``search_url``; left out, they are read from ``AML_BASE_URL`` or ``AML_ADD_URL`` and
     ``AML_SEARCH_URL``. ``api_key`` (else ``AML_API_KEY``) is sent with ``auth`` (else
     ``AML_AUTH``, else ``Bearer``): ``Token``, ``Bearer`` or ``X-Api-Key``, or ``none`` to send
-    no key. ``timeout`` is seconds per request (the contract allows 30 minutes), ``attempts``
-    the attempts per call in all, and ``backoff`` the seconds before the first retry, doubling
-    after. ``memrank.run`` drives each unit on its own handle (``for_unit``); driven directly,
+    no key. ``timeout`` is the deadline of one request in seconds, from connecting to the last
+    byte of the answer (the contract allows 30 minutes); ``attempts`` the attempts per call in
+    all (an Add repeats its request_id and body, so a retry never stores twice), within two
+    minutes of waiting between them; ``backoff`` the seconds before the first retry, doubling
+    after; ``max_response_mb`` the largest answer read. The endpoint's health is probed once,
+    with a 10 s deadline, and remembered; an endpoint that keeps failing is no longer sent to
+    (a circuit breaker), so its remaining tasks fail at once. ``memrank.run`` drives each unit on its own handle (``for_unit``); driven directly,
     the units live under ``eval:run_<random>:direct``.
     """
 
@@ -158,8 +86,9 @@ class AmlMemory(Memory):
         auth: str | None = None,
         api_key: str | None = None,
         timeout: float = 1800.0,
-        attempts: int = 4,
+        attempts: int = 8,
         backoff: float = 0.5,
+        max_response_mb: float = 32.0,
     ) -> None:
         if base_url is None and add_url is None and search_url is None:
             base_url = os.environ.get("AML_BASE_URL") or None
@@ -171,13 +100,17 @@ class AmlMemory(Memory):
         key = api_key if api_key is not None else os.environ.get("AML_API_KEY", "")
         scheme = auth or os.environ.get("AML_AUTH") or "Bearer"
         credentials = Auth.named(scheme, key) if key and scheme.lower() != "none" else None
-        client = HttpClient(credentials, timeout=positive(timeout, "timeout", float))
+        client = HttpClient(
+            credentials,
+            timeout=positive(timeout, "timeout", float),
+            max_response_bytes=int(positive(max_response_mb, "max_response_mb", float) * 2**20),
+        )
         policy = RetryPolicy(
             ADD_RETRIES,
             attempts=positive(attempts, "attempts", int),
             backoff=positive(backoff, "backoff", float),
         )
-        self._service = _Service(endpoints, client, policy)
+        self._service = AmlService(endpoints, client, policy)
         self._namespace = f"eval:run_{secrets.token_hex(6)}:direct"
         self._begin(None)
 
@@ -185,7 +118,7 @@ class AmlMemory(Memory):
         """Per-unit state: the unit's user_id, its next chunk number, what it was told."""
         self._user_id = user_id
         self._next_chunk = 0
-        self._sources: dict[str, list[str]] = {}
+        self._told = Told(exact_key)
         self._timings: dict[str, float] | None = None
 
     @property
@@ -303,13 +236,13 @@ class AmlMemory(Memory):
             raise ContractError(
                 f"{what}: the response does not echo the request: " + "; ".join(mismatches)
             )
-        for document in chunk.documents:
-            self._sources.setdefault(_content_key(document.content), []).append(document.id)
+        self._told.add(chunk.documents)
 
     def _post(self, url: str, request: BaseModel, policy: RetryPolicy, what: str) -> Reply:
         # The body is serialised once: every retry sends these very bytes.
         body = orjson.dumps(request.model_dump(mode="json", exclude_none=True))
-        reply = self._service.client.post(url, body, policy, what=what)
+        # one breaker per endpoint: a dead Search must not hide behind a working Add
+        reply = self._service.client.post(url, body, policy, what=what, circuit=url)
         if reply.status == 202:
             raise ContractError(
                 f"{what}: {url} answered HTTP 202; the synchronous contract needs 200 after the "
@@ -331,12 +264,9 @@ class AmlMemory(Memory):
     def _metadata(
         self, content: Content, score: float | None, created_at: object
     ) -> dict[str, Any]:
-        """What a returned item stands for: the source document it repeats word for word,
-        when exactly one document of this unit was told with that content."""
-        metadata: dict[str, Any] = {}
-        sources = self._sources.get(_content_key(content), [])
-        if len(sources) == 1:
-            metadata["doc_id"] = sources[0]
+        """What a returned item stands for: the told document it repeats word for word and its
+        session, where those are known (see ``Told``); its score and time as returned."""
+        metadata = self._told.attribution(content)
         if score is not None:
             metadata["score"] = score
         if created_at is not None:

@@ -7,8 +7,10 @@ import socket
 import pytest
 
 from memrank.errors import EndpointError, UsageError
+from memrank.systems import WordOverlap
 from memrank.systems.http._client import Auth, HttpClient, RetryPolicy, checked_url
-from tests.loopback import Canned, Scripted
+from memrank.wire._service import ContractService
+from tests.loopback import Canned, Faulty, Scripted
 
 FAST = RetryPolicy(frozenset({429, 503}), attempts=3, backoff=0.01)
 
@@ -106,3 +108,38 @@ def test_auth_spec_reads_the_key_from_the_environment(monkeypatch: pytest.Monkey
         Auth.from_spec("Basic:MY_KEY")
     with pytest.raises(UsageError, match="not SCHEME:ENVVAR"):
         Auth.from_spec("Bearer")
+
+
+def test_a_redirect_names_where_it_points() -> None:
+    client = HttpClient(None, timeout=5)
+    moved = Canned(307, b"", (("Location", "https://memory.example.org/v2/search"),))
+    with Scripted(search=[moved]) as server:
+        reply = client.post(f"{server.url}/search", b"{}", FAST, what="Search")
+        client.close()
+    message = str(client.failure(reply, f"{server.url}/search", "Search"))
+    assert "HTTP 307" in message
+    assert "a redirect to https://memory.example.org/v2/search" in message
+    assert "memrank does not follow redirects" in message
+
+
+def test_a_reset_is_reported_as_a_dropped_connection_not_an_unreachable_endpoint() -> None:
+    client = HttpClient(None, timeout=5)
+    with Faulty(ContractService(WordOverlap), seed=0, rate=1.0) as server:
+        server.fault = lambda path, body: "reset"  # type: ignore[method-assign]
+        with pytest.raises(EndpointError) as caught:
+            client.post(f"{server.url}/search", b"{}", FAST, what="Search")
+        client.close()
+    message = str(caught.value)
+    assert "dropped the connection before answering in full after 3 attempt(s)" in message
+    assert "could not be reached" not in message
+
+
+def test_retries_stop_within_the_waiting_budget() -> None:
+    client = HttpClient(None, timeout=5)
+    budget = RetryPolicy(frozenset({503}), attempts=10, backoff=0.2, waiting=0.5)
+    with Scripted(add=[Canned(503)]) as server:
+        reply = client.post(f"{server.url}/add", b"{}", budget, what="Add")
+        client.close()
+    # waits of 0.2 then 0.4 would pass 0.5 s: two attempts, one wait
+    assert (reply.status, reply.attempts, len(server.log)) == (503, 2, 2)
+    assert reply.waited_ms < 500

@@ -271,3 +271,18 @@ def test_units_run_at_once_are_kept_apart(engine: EngineCase) -> None:
         n = trace.task.id[1:]
         assert told <= {f"d{n}", f"o{n}"}  # nothing from another unit's namespace
     assert [v.value for v in result.values_of("word-match")] == [1.0] * 6
+
+
+def test_a_unit_whose_ingest_failed_is_still_cleaned_up(engine: EngineCase) -> None:
+    broken = Refusal(500, {"detail": "disk full", "error": "disk full"})  # final for a write
+    with engine.server() as server:
+        memory = engine.client(server.url, api_key=SECRET, timeout=10, backoff=0.01)
+        memory.prepare("unit")
+        first = server.log[0]
+        server.fail_next(broken)
+        with pytest.raises(EndpointError, match="HTTP 500"):
+            memory.ingest([Document(id="d1", content="The capital of France is Paris.")])
+        memory.cleanup()  # as memrank.run does after every unit, failed or not
+        memory.close()
+    last = server.log[-1]
+    assert (last.method, last.path) == (first.method, first.path)  # the unit's namespace emptied
