@@ -53,6 +53,7 @@ setup() {
 
 up() {
     mkdir -p "$RUN" "$LOG"
+    rm -f "$RUN/engines.env"
     local bin; bin=$(pgbin)
     if [ "$(id -u)" = 0 ] && ! id -u "$PG_SYSTEM_USER" >/dev/null 2>&1; then
         useradd --system --no-create-home "$PG_SYSTEM_USER"
@@ -115,15 +116,18 @@ EOF
         cd "$HERE/active_memory_index"
         start ami "$ROOT/ami/bin/uvicorn" app.main:app --host 127.0.0.1 --port "$AMI_PORT" --workers 1
     )
-    wait_http "http://127.0.0.1:$STUB_PORT/v1/models" 30 stub_llm
-    wait_http "http://127.0.0.1:$MEM0_PORT/openapi.json" 180 mem0
-    wait_http "http://127.0.0.1:$HINDSIGHT_PORT/health" 180 hindsight
-    wait_http "http://127.0.0.1:$AMI_PORT/health" 180 ami
-    {
-        echo "MEM0_HTTP_URL=http://127.0.0.1:$MEM0_PORT"
-        echo "HINDSIGHT_API_URL=http://127.0.0.1:$HINDSIGHT_PORT"
-        echo "AML_BASE_URL=http://127.0.0.1:$AMI_PORT"
-    } | tee "$RUN/engines.env"
+    # each engine is listed as it answers, so one that fails leaves the others usable
+    local failed=0
+    wait_http "http://127.0.0.1:$STUB_PORT/v1/models" 30 stub_llm || failed=1
+    listed MEM0_HTTP_URL "http://127.0.0.1:$MEM0_PORT" /openapi.json mem0 || failed=1
+    listed HINDSIGHT_API_URL "http://127.0.0.1:$HINDSIGHT_PORT" /health hindsight || failed=1
+    listed AML_BASE_URL "http://127.0.0.1:$AMI_PORT" /health ami || failed=1
+    return "$failed"
+}
+
+listed() {  # variable url health-path name: wait for the engine, then list it in engines.env
+    wait_http "$2$3" 180 "$4" || return 1
+    echo "$1=$2" | tee -a "$RUN/engines.env"
 }
 
 status() {
