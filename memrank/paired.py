@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measure import Value
+from memrank.reruns import rerun_note
 from memrank.result import Result, SystemRecord
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
@@ -110,6 +111,9 @@ class Paired(BaseModel):
     measures_only_in_a: tuple[str, ...] = ()
     """Task-scope measures only A carries; never paired."""
     measures_only_in_b: tuple[str, ...] = ()
+    rerun: str | None = None
+    """Set when A and B ran one configuration and still differ: the system is not
+    deterministic from run to run (memrank.reruns)."""
     notice: Closing = CLOSING
     """The closing line, carried with the numbers wherever they go."""
 
@@ -149,6 +153,7 @@ def paired(a: Result, b: Result) -> Paired:
         tasks_only_in_b=tuple(task for task in tasks_b if task not in tasks_a),
         measures_only_in_a=tuple(m for m in values_a if m not in values_b),
         measures_only_in_b=tuple(m for m in values_b if m not in values_a),
+        rerun=rerun_note(a, b),
     )
 
 
@@ -297,6 +302,8 @@ def _layout(reading: Paired) -> str:
     ):
         if names:
             lines.append(f"  {label}: {len(names)} ({_some(names)}), not paired")
+    if reading.rerun:
+        lines.append(f"  rerun: {reading.rerun}")
     if not reading.measures:
         lines += ["", "no task-scope measure is carried by both results; nothing to pair"]
     for measure in reading.measures:

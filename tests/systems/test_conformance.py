@@ -85,16 +85,21 @@ def test_every_shipped_memory_recalls_what_it_was_told_and_keeps_units_apart(nam
         pytest.fail(f"the catalog ships the memory {name!r}; add a way to start it to STARTERS")
     start, recalls = STARTERS[name]
     with start() as memory:
-        first = memory.for_unit("run_0000conform", "conformance")
-        first.prepare("unit-a")
-        first.ingest([TOLD])
-        recall = first.retrieve(QUESTION, 3, "unit-a")
-        second = memory.for_unit("run_0000conform", "conformance")
-        second.prepare("unit-b")
-        second.ingest([OTHER])
-        elsewhere = second.retrieve(QUESTION, 3, "unit-b")
-        first.cleanup()
-        second.cleanup()
+        assert_conforms(memory, recalls=recalls)
+
+
+def assert_conforms(memory: Memory, *, recalls: bool = True) -> None:
+    """Paris recalled first, two units kept apart, and both cleaned up (used for real engines too)."""
+    first = memory.for_unit("run_0000conform", "conformance")
+    first.prepare("unit-a")
+    first.ingest([TOLD])
+    recall = first.retrieve(QUESTION, 3, "unit-a")
+    second = memory.for_unit("run_0000conform", "conformance")
+    second.prepare("unit-b")
+    second.ingest([OTHER])
+    elsewhere = second.retrieve(QUESTION, 3, "unit-b")
+    first.cleanup()
+    second.cleanup()
     assert isinstance(recall, Recall) and isinstance(elsewhere, Recall)
     if recalls:
         assert 1 <= len(recall.documents) <= 3

@@ -1,6 +1,6 @@
 """Hindsight: a running Hindsight API server, driven over its own HTTP API.
 
-Follows the Hindsight HTTP API (0.8 series: ``/v1/default/banks/{bank_id}/...``). Each
+Follows the Hindsight HTTP API (tested against 1.1.0: ``/v1/default/banks/{bank_id}/...``). Each
 isolation unit is one memory bank: created with ``PUT``, written with retain
 (``POST .../memories``), searched with recall (``POST .../memories/recall``) and deleted with
 ``DELETE``.
@@ -21,6 +21,7 @@ from memrank.systems.http._engine import (
     carried_id,
     field,
     numbers,
+    score_of,
     segment,
 )
 
@@ -37,7 +38,9 @@ class Hindsight(EngineMemory):
     ``prepare`` deletes the unit's bank if it exists and creates it afresh; ``ingest`` retains
     the documents synchronously (``async: false``), 20 items a request, each with its id as
     ``document_id`` and in metadata, and its timestamp when it has one; ``retrieve`` is recall,
-    cut to k (recall budgets by tokens, not by count); ``cleanup`` deletes the bank. The key
+    cut to k (recall budgets by tokens, not by count), each hit keeping its ``scores.final``;
+    the answer kept on the trace holds only those k items (recall returns a hundred or more
+    with its default budget, which would repeat on every trace); ``cleanup`` deletes the bank. The key
     (``api_key``, else ``HINDSIGHT_API_KEY``) is sent as ``Authorization: Bearer``. The token
     usage retain reports is declared, as ``ingest.*``, on the unit's first retrieve.
     """
@@ -52,7 +55,8 @@ class Hindsight(EngineMemory):
 
     def _reset(self, namespace: str) -> None:
         self._delete(namespace)
-        self._call("PUT", self._bank(namespace), f"create bank {namespace!r}", {"name": namespace})
+        # the bank's id is in the path; 1.x deprecates the body's `name`, so none is sent
+        self._call("PUT", self._bank(namespace), f"create bank {namespace!r}", {})
 
     def _write(self, namespace: str, documents: Sequence[Document]) -> dict[str, float] | None:
         reported: dict[str, float] = {}
@@ -81,20 +85,30 @@ class Hindsight(EngineMemory):
         if query_timestamp is not None:
             body["query_timestamp"] = query_timestamp.isoformat()
         answer = self._call("POST", f"{self._bank(namespace)}/memories/recall", what, body)
-        hits = []
-        for item in field(answer, "results", list, what):
-            hits.append(
-                Hit(
-                    id=field(item, "id", str, what),
-                    content=field(item, "text", str, what),
-                    doc_id=carried_id(item) or _text_or_none(item.get("document_id")),
-                )
+        results = field(answer, "results", list, what)
+        hits = [
+            Hit(
+                id=field(item, "id", str, what),
+                content=field(item, "text", str, what),
+                doc_id=carried_id(item) or _text_or_none(item.get("document_id")),
+                score=_final_score(item),
             )
-        return Found(hits, answer, numbers(answer.get("usage")))
+            for item in results
+        ]
+        kept = {**answer, "results": results[:k]}  # what memrank used, not the whole budget
+        return Found(hits, kept, numbers(answer.get("usage")))
 
     def _delete(self, namespace: str) -> None:
         # A bank that does not exist is already as empty as memrank needs it.
         self._call("DELETE", self._bank(namespace), f"delete bank {namespace!r}", missing_ok=True)
+
+
+def _final_score(item: dict[str, object]) -> float | None:
+    """The fused score recall ranked the item by (``scores.final``), else a plain ``score``."""
+    scores = item.get("scores")
+    if isinstance(scores, dict) and score_of(scores.get("final")) is not None:
+        return score_of(scores.get("final"))
+    return score_of(item.get("score"))
 
 
 def _text_or_none(value: object) -> str | None:

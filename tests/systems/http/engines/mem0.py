@@ -76,7 +76,10 @@ class Mem0Server(EngineServer):
                 "threshold": float,
             },
         )
-        owner = self._identifier(body)
+        deprecated = [name for name in IDENTIFIERS if name in body]
+        if deprecated:  # the server still takes them, warning on every call
+            self.violation(f"POST /search with deprecated top-level {deprecated}; use filters")
+        owner = self._identifier({**(body.get("filters") or {}), **body})
         found = self.store.search(owner, body["query"], body.get("top_k", 20))
         return 200, {
             "results": [

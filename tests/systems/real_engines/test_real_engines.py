@@ -1,0 +1,237 @@
+"""memrank's engine clients against the real engines (tests/engines/engines.sh): the demo and a
+LoCoMo slice with no failed task, the per-memory conformance test, and one test for each of the
+differences found between the clients and the engines (tests/engines/README.md)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+import memrank
+from memrank import Document
+from memrank.cli import main
+from memrank.errors import EndpointError
+from memrank.reruns import differing_tasks
+from memrank.result import Result
+from memrank.systems.http import AmlMemory, Hindsight, Mem0
+from tests.systems.real_engines.conftest import Engine
+from tests.systems.test_conformance import assert_conforms
+
+DOCS = Path(__file__).parents[3] / "docs" / "systems.md"
+TOLD = [
+    Document(id=f"t{i}", content=text)
+    for i, text in enumerate(
+        [
+            "Caroline went to the LGBTQ support group on 7 May 2023.",
+            "Melanie painted a sunrise over the lake last year.",
+            "Caroline is researching adoption agencies.",
+        ]
+    )
+]
+
+
+def _run(engine: Engine, system: str, evaluation: str, tmp_path: Path, *options: str) -> Result:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    saved = tmp_path / f"{system}-{evaluation.replace(':', '-')}.json"
+    args = ["run", system, evaluation, "--save", str(saved), "--summary"]
+    for option in options:
+        args += ["--option", option]
+    done = CliRunner(env={engine.variable: engine.url}).invoke(main, args)
+    assert done.exit_code == 0, done.output
+    return Result.load(saved)
+
+
+def _failed(result: Result) -> int:
+    return sum(1 for trace in result.traces if trace.error is not None)
+
+
+# -- whole runs ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "system", "options"),
+    [("mem0", "mem0", ("infer=false",)), ("hindsight", "hindsight", ()), ("ami", "aml", ())],
+)
+def test_the_demo_runs_with_no_failed_task(
+    fixture: str,
+    system: str,
+    options: tuple[str, ...],
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+) -> None:
+    engine: Engine = request.getfixturevalue(fixture)
+    result = _run(engine, system, "demo", tmp_path, *options)
+    assert result.refusal is None and _failed(result) == 0
+    assert len(result.traces) == 5
+
+
+@pytest.mark.parametrize(
+    ("fixture", "system", "options"),
+    [("mem0", "mem0", ("infer=false",)), ("hindsight", "hindsight", ()), ("ami", "aml", ())],
+)
+def test_locomo_smoke_runs_with_no_failed_task(
+    fixture: str,
+    system: str,
+    options: tuple[str, ...],
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    shared_data: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    engine: Engine = request.getfixturevalue(fixture)
+    monkeypatch.setenv("MEMRANK_LOCOMO_FILE", str(shared_data / "locomo" / "locomo10.json"))
+    result = _run(engine, system, "locomo:smoke", tmp_path, *options)
+    assert result.refusal is None and _failed(result) == 0
+    recall = [v.value for v in result.values_of("evidence-recall@10") if v.value is not None]
+    assert recall and sum(recall) / len(recall) > 0.05  # it found evidence, not nothing
+
+
+@pytest.mark.parametrize("fixture", ["mem0", "hindsight", "ami"])
+def test_every_real_engine_passes_the_per_memory_conformance_test(
+    fixture: str, request: pytest.FixtureRequest
+) -> None:
+    engine: Engine = request.getfixturevalue(fixture)
+    memory = {
+        "mem0": lambda: Mem0(engine.url, infer=False),
+        "hindsight": lambda: Hindsight(engine.url),
+        "ami": lambda: AmlMemory(engine.url, timeout=60),
+    }[fixture]()
+    try:
+        assert_conforms(memory)
+    finally:
+        memory.close()
+
+
+# -- Mem0 ---------------------------------------------------------------------------------------
+
+
+def _unit(memory: Mem0 | Hindsight, unit: str, documents: list[Document]) -> Mem0 | Hindsight:
+    handle = memory.for_unit("run_realengine", "differences")
+    handle.prepare(unit)
+    handle.ingest(documents)
+    return handle
+
+
+def _log_lines(engine: Engine, pattern: str) -> int:
+    return (
+        len(re.findall(pattern, engine.log.read_text(errors="replace")))
+        if engine.log.is_file()
+        else 0
+    )
+
+
+def test_1_mem0_search_sends_filters_not_the_deprecated_top_level_user_id(mem0: Engine) -> None:
+    before = _log_lines(mem0, "Top-level user_id in /search is deprecated")
+    handle = _unit(Mem0(mem0.url, infer=False), "filters", TOLD)
+    recall = handle.retrieve("Who researches adoption?", 3, "filters")
+    handle.cleanup()
+    assert "adoption" in recall.documents[0].text
+    assert mem0.log.is_file()
+    assert _log_lines(mem0, "Top-level user_id in /search is deprecated") == before
+
+
+def test_2_infer_off_is_sent_recorded_and_never_asks_the_llm(mem0: Engine) -> None:
+    stub_log = mem0.log.parent / "stub_llm.jsonl"
+    before = len(stub_log.read_text().splitlines()) if stub_log.is_file() else 0
+    memory = Mem0(mem0.url, infer=False)
+    handle = _unit(memory, "infer", TOLD)
+    recall = handle.retrieve("What did Melanie paint?", 3, "infer")
+    handle.cleanup()
+    assert [d.text for d in recall.documents][0] == TOLD[1].text  # stored verbatim, not extracted
+    after = len(stub_log.read_text().splitlines()) if stub_log.is_file() else 0
+    assert after == before
+    assert memory.components()["infer"] == "off"
+
+
+def test_3_mem0s_score_cut_off_is_stated_and_can_be_lowered(mem0: Engine) -> None:
+    many = [
+        Document(id=f"n{i}", content=f"Note {i}: the weather in town {i} was mild.")
+        for i in range(8)
+    ]
+    query = "quantum chromodynamics lattice gauge"
+    default = _unit(Mem0(mem0.url, infer=False), "cutoff", many)
+    cut = default.retrieve(query, 8, "cutoff")
+    default.cleanup()
+    lowered = _unit(Mem0(mem0.url, infer=False, threshold=-1.0), "nocutoff", many)
+    everything = lowered.retrieve(query, 8, "nocutoff")
+    lowered.cleanup()
+    assert len(everything.documents) == 8
+    assert len(cut.documents) < 8  # Mem0 dropped what scored under its default 0.1
+    assert Mem0(mem0.url).components()["threshold"] == "Mem0's default (0.1)"
+    assert "0.1" in DOCS.read_text()
+
+
+def test_4_an_add_that_stores_nothing_is_a_failure(mem0: Engine) -> None:
+    # Mem0 skips system messages when it stores without inference: it answers {"results": []}
+    silent = Document(id="sys", content="You are a helpful assistant.", metadata={"role": "system"})
+    handle = Mem0(mem0.url, infer=False).for_unit("run_realengine", "differences")
+    handle.prepare("nothing")
+    with pytest.raises(EndpointError, match="stored nothing"):
+        handle.ingest([silent])
+    handle.cleanup()
+
+
+def test_5_the_docs_name_the_header_and_the_admin_key_the_server_uses(mem0: Engine) -> None:
+    spec = httpx.get(mem0.url + "/openapi.json", timeout=30).json()
+    headers = {
+        scheme["name"]
+        for scheme in spec["components"]["securitySchemes"].values()
+        if scheme.get("in") == "header"
+    }
+    assert "X-API-Key" in headers
+    text = DOCS.read_text()
+    assert "X-API-Key" in text and "ADMIN_API_KEY" in text
+    assert Mem0.auth_scheme.lower() == "x-api-key"
+
+
+# -- Hindsight ----------------------------------------------------------------------------------
+
+
+def test_6_the_docs_name_the_hindsight_version_the_engine_reports(hindsight: Engine) -> None:
+    version = httpx.get(hindsight.url + "/openapi.json", timeout=30).json()["info"]["version"]
+    assert version in DOCS.read_text()
+    assert "0.8 series" not in DOCS.read_text()
+
+
+def test_7_hindsight_scores_are_kept(hindsight: Engine) -> None:
+    handle = _unit(Hindsight(hindsight.url), "scores", TOLD)
+    recall = handle.retrieve("Who painted a sunrise?", 3, "scores")
+    handle.cleanup()
+    assert recall.documents
+    assert all(isinstance(d.metadata.get("score"), float) for d in recall.documents)
+
+
+def test_8_hindsight_answers_are_stored_without_repeating_every_item(
+    hindsight: Engine, tmp_path: Path
+) -> None:
+    many = [
+        Document(id=f"m{i}", content=f"Fact {i}: Caroline met friend {i} in the park.")
+        for i in range(60)
+    ]
+    handle = _unit(Hindsight(hindsight.url), "compact", many)
+    recall = handle.retrieve("Who did Caroline meet?", 5, "compact")
+    handle.cleanup()
+    declared = recall.declared
+    assert declared["engine_returned"] > 5  # the engine sent far more than asked
+    assert len(declared["response"]["results"]) <= 5  # the trace keeps only what memrank used
+
+
+def test_9_a_hindsight_rerun_is_read_as_a_rerun(
+    hindsight: Engine, tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine is not deterministic run to run on identical input; a reading of a rerun says
+    # so exactly when the two runs differ, and never otherwise.
+    monkeypatch.setenv("MEMRANK_LOCOMO_FILE", str(shared_data / "locomo" / "locomo10.json"))
+    first = _run(hindsight, "hindsight", "locomo:smoke", tmp_path / "first")
+    second = _run(hindsight, "hindsight", "locomo:smoke", tmp_path / "second")
+    reading = memrank.paired(first, second)
+    differing, shared = differing_tasks(first, second)
+    assert shared == len(first.traces)
+    if differing:
+        assert reading.rerun is not None and f"{differing} of {shared}" in reading.rerun
+    else:
+        assert reading.rerun is None
