@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memrank._cachedir import user_cache_dir
 from memrank.errors import DatasetMismatch, DatasetMissing
 from memrank.evaluation import BundleFile, DatasetBundle, Task, question_counts
 
@@ -60,15 +60,7 @@ class Material:
 def data_dir() -> Path:
     """``MEMRANK_DATA_DIR`` when set, else memrank's folder in the user's cache dir."""
     given = os.environ.get(DATA_DIR_VARIABLE)
-    return Path(given).expanduser() if given else _user_cache_dir() / "memrank"
-
-
-def _user_cache_dir() -> Path:
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return Path(given).expanduser() if given else user_cache_dir() / "memrank"
 
 
 def load(pin: Pin, given: str | Path | None, variable: str) -> Material:

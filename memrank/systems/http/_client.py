@@ -173,13 +173,18 @@ class HttpClient:
         timeout: float,
         connect_timeout: float = 10.0,
         unreachable: str = "",
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self._auth = auth
         self._unreachable = unreachable
         """Appended to the message when the service cannot be reached: what to check."""
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
-            headers={"Content-Type": "application/json", **(auth.headers() if auth else {})},
+            headers={
+                "Content-Type": "application/json",
+                **(headers or {}),  # fixed headers an API requires (a version pin)
+                **(auth.headers() if auth else {}),
+            },
         )
         # A client left open would leave sockets to the garbage collector; close them
         # when the last object holding this client goes, or at exit.
