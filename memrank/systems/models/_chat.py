@@ -138,12 +138,14 @@ class ChatModel(Model):
         """Answer the prompt as one user message, with this client's default parameters."""
         return self.chat([Message(role="user", content=text_of(prompt))], self.defaults).text
 
-    def chat(self, messages: Sequence[Message], params: CallParams) -> Completion:
-        """One call: from the cache when this exact request was answered before, else sent."""
+    def chat(self, messages: Sequence[Message], params: CallParams, replica: int = 0) -> Completion:
+        """One call: from the cache when this exact request was answered before, else sent.
+
+        ``replica`` asks the same request again as another pass, cached apart."""
         body = json.dumps(
             self._body(messages, params), ensure_ascii=False, separators=(",", ":")
         ).encode()
-        key = cache_key(self.endpoint, self.model, body)
+        key = cache_key(self.endpoint, self.model, body, replica)
         stored = self.cache.get(key) if self.cache is not None else None
         if stored is not None:
             completion = self._completion(stored, cached=True)

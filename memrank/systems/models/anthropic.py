@@ -74,5 +74,5 @@ class AnthropicMessages(ChatModel):
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             kind = error.get("type")
-            return error["message"] + (f" ({kind})" if kind else "")
+            return str(error["message"]) + (f" ({kind})" if kind else "")
         return None

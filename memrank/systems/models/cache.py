@@ -19,10 +19,16 @@ from memrank._cachedir import memrank_cache_dir
 __all__ = ["ResponseCache", "cache_key"]
 
 
-def cache_key(endpoint: str, model: str, body: bytes) -> str:
-    """The entry's name: sha256 over the endpoint, the model and the request body."""
+def cache_key(endpoint: str, model: str, body: bytes, replica: int = 0) -> str:
+    """The entry's name: sha256 over the endpoint, the model and the request body.
+
+    ``replica`` tells repeated passes of one request apart (N judge passes must each be asked,
+    not read back from the first); replica 0 is the request itself."""
     digest = hashlib.sha256()
-    for part in (endpoint.encode(), model.encode(), body):
+    parts = [endpoint.encode(), model.encode(), body]
+    if replica:
+        parts.append(f"replica {replica}".encode())
+    for part in parts:
         digest.update(len(part).to_bytes(8, "big"))  # length-prefixed: no two splits collide
         digest.update(part)
     return digest.hexdigest()

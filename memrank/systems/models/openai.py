@@ -63,7 +63,7 @@ class OpenAIChat(ChatModel):
         error = data.get("error") if isinstance(data, dict) else None
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             kind = error.get("type") or error.get("code")
-            return error["message"] + (f" ({kind})" if kind else "")
+            return str(error["message"]) + (f" ({kind})" if kind else "")
         return None
 
 
