@@ -8,6 +8,7 @@ from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
+from memrank.cli.measure import measure_command
 from memrank.cli.pair import pair_command
 from memrank.cli.run import run_command
 from memrank.cli.targets import targets_group
@@ -34,3 +35,4 @@ main.add_command(verify_command)
 main.add_command(trust_group)
 main.add_command(targets_group)
 main.add_command(build_site_command)
+main.add_command(measure_command)

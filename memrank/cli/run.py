@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from memrank.cli._answer import AnswerOptions, answer_options, plan
 from memrank.errors import RefusedRun, UsageError
 
 __all__ = ["run_command"]
@@ -34,23 +36,37 @@ __all__ = ["run_command"]
     type=click.IntRange(min=1),
     help="Isolation units run at once, for systems that serve units at once (HTTP services).",
 )
+@answer_options
 def run_command(
     system_name: str,
     evaluation_name: str,
     save_path: Path | None,
     options: tuple[str, ...],
     concurrency: int,
+    **answering: Any,
 ) -> None:
     """Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.
 
-    Exits 3 when the run is refused; a refused run is still saved when --save is given.
+    With a judge (--judge or $MEMRANK_JUDGE) or an answer model, memrank's answer stage
+    answers from what the system recalled and the protocol's measures score the answers; the
+    cost estimate is printed before the run and the real cost after. Exits 3 when the run is
+    refused; a refused run is still saved when --save is given.
     """
     from memrank.catalog import evaluation, system
     from memrank.run import run
 
     made = system(system_name, **_options(options))
-    result = run(made, evaluation(evaluation_name), concurrency=concurrency)
+    stage, chosen = plan(AnswerOptions(**answering), evaluation(evaluation_name), made.kind)
+    if stage is not None:
+        from memrank.answer import estimate
+
+        click.echo(estimate(stage, chosen.tasks).line())
+    result = run(made, chosen, concurrency=concurrency, answer=stage)
     click.echo(str(result))
+    if stage is not None:
+        from memrank.answer import spent
+
+        click.echo(spent(result.traces, result.values))
     if save_path is not None:
         result.save(save_path)
         click.echo(f"saved:      {save_path}")
