@@ -1,0 +1,44 @@
+"""Each protocol's verdict rule; a reply that cannot be read is None with the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from memrank.answer.verdicts import aml_label, json_label, yes_no
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ('{"label": "CORRECT"}', 1.0),
+        ('{"label": "WRONG"}', 0.0),
+        ('The answer names the necklace.\n```json\n{"label": "CORRECT"}\n```', 1.0),
+        ('{"label": "correct"}', None),  # Mem0 compares to "CORRECT" exactly
+        ("CORRECT", None),
+        ('{"label": "MAYBE"}', None),
+        ("{not json}", None),
+    ],
+)
+def test_mem0_json_label(reply: str, value: float | None) -> None:
+    decided, why = json_label(reply)
+    assert decided == value
+    assert (why == reply) if value is not None else why.startswith("malformed verdict")
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ('Same content.\n```json\n{\n    "label": "correct"\n}\n```', 1.0),  # upper-cased
+        ('{"label": "WRONG"} and {"label": "CORRECT"}', 0.0),  # the first object counts
+        ("WRONG", None),
+    ],
+)
+def test_aml_label(reply: str, value: float | None) -> None:
+    assert aml_label(reply)[0] == value
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"), [("Yes.", 1.0), ("no", 0.0), ("yes, mostly", 1.0), ("", None), ("?", None)]
+)
+def test_longmemeval_yes_no(reply: str, value: float | None) -> None:
+    assert yes_no(reply)[0] == value
