@@ -72,7 +72,7 @@ def estimate(stage: AnswerStage, tasks: Sequence[Task]) -> Estimate:
 
 
 def spent(traces: Sequence[Trace], values: Sequence[Value]) -> str:
-    """The real cost: the answer calls' reported usage and the judge's account, as one line."""
+    """The real cost: the answer calls' reported usage, then the judge's account."""
     answers = [t.answered.answering for t in traces if t.answered and t.answered.answering]
     tokens_in = sum(int(a.usage.get("input_tokens", 0)) for a in answers)
     tokens_out = sum(int(a.usage.get("output_tokens", 0)) for a in answers)
@@ -83,16 +83,18 @@ def spent(traces: Sequence[Trace], values: Sequence[Value]) -> str:
         if any(c is None for c in costs)
         else f"${sum(c or 0.0 for c in costs):.4f}"
     )
-    line = (
-        f"spent:      {len(answers)} answer(s), {len(answers) - len(fresh)} from the cache; "
-        f"tokens in {tokens_in}, out {tokens_out}; answer cost {answer_cost}"
+    lines = []
+    if answers:
+        lines.append(
+            f"spent:      {len(answers)} answer(s), {len(answers) - len(fresh)} from the cache; "
+            f"tokens in {tokens_in}, out {tokens_out}; answer cost {answer_cost}"
+        )
+    lines.extend(
+        f"judged:     {v.why}"
+        for v in values
+        if v.measure.startswith("judge:") and v.measure.endswith(".calls")
     )
-    accounts = [
-        v for v in values if v.measure.startswith("judge:") and v.measure.endswith(".calls")
-    ]
-    for account in accounts:
-        line += f"\n            judge: {account.why}"
-    return line
+    return "\n".join(lines)
 
 
 def _cost(model: ChatModel | None, tokens_in: int, tokens_out: int) -> float | None:
