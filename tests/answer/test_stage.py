@@ -275,3 +275,41 @@ def test_an_unreachable_judge_leaves_tasks_undecided(locomo_few: memrank.Evaluat
     (value,) = [v for v in result.values if v.measure == f"judge:mem0@v1:{judge.spec}"]
     assert value.value is None and value.why.startswith("the judge call failed: EndpointError")
     assert "Incorrect API key provided" in value.why
+
+
+def test_anthropic_gets_the_same_prompt_bytes_in_its_own_format(
+    locomo_few: memrank.Evaluation,
+) -> None:
+    from memrank.systems.models import AnthropicMessages
+
+    few = locomo_few.model_copy(update={"tasks": locomo_few.tasks[:1]})
+    with ChatServer(reply=protocol_reply) as server:
+        model = AnthropicMessages("claude-haiku-4-5", base_url=server.base, api_key=KEY)
+        stage = AnswerStage(protocol("mem0"), model, judge=model)
+        result = memrank.run(memrank.system("bm25"), few, answer=stage)
+        model.close()
+    answer, judge = (json.loads(e.body) for e in server.logged("/v1/messages"))
+    # Mem0's system-only answer prompt goes as the one user turn (the API needs one)
+    assert set(answer) == {"model", "max_tokens", "messages", "temperature"}
+    (message,) = answer["messages"]
+    head, tail = _split(prompt("mem0-answer").text)
+    assert message["role"] == "user" and message["content"].startswith(head)
+    assert message["content"].endswith(tail)
+    task = few.tasks[0]
+    assert judge == {
+        "model": "claude-haiku-4-5",
+        "max_tokens": 1024,
+        "messages": [
+            {
+                "role": "user",
+                "content": prompt("mem0-judge").render(
+                    question=task.prompt,
+                    gold_answer=task.expected.answers[0],
+                    generated_answer=SERVER_ANSWER,
+                ),
+            }
+        ],
+        "temperature": 0.0,
+    }
+    record = result.traces[0].answered.answering
+    assert record.usage["input_tokens"] > 0 and record.reported_model == "claude-haiku-4-5-20251001"
