@@ -42,3 +42,15 @@ def test_aml_label(reply: str, value: float | None) -> None:
 )
 def test_longmemeval_yes_no(reply: str, value: float | None) -> None:
     assert yes_no(reply)[0] == value
+
+
+def test_judged_names_read_back_protocol_and_judge() -> None:
+    from memrank.answer import judged_name
+
+    assert judged_name("judge:mem0@v1:openai-compatible:http://127.0.0.1:8080/v1:llama3:8b") == (
+        "judge",
+        "mem0@v1",
+        "openai-compatible:http://127.0.0.1:8080/v1:llama3:8b",
+    )
+    assert judged_name("locomo-f1:locomo@v1") == ("locomo-f1", "locomo@v1", None)
+    assert judged_name("evidence-recall@5") is None and judged_name("judge") is None
