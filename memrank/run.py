@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from memrank._clock import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
+from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
+from memrank.measures.kinds import binary_names
 from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
@@ -66,6 +68,8 @@ def run(
         k=evaluation.k,
         measures=tuple(m.name for m in measures),
         slice=evaluation.slice,
+        binary=binary_names(measures),
+        budget=evaluation.budget,
     )
     refusal = _refusal(system, evaluation, measures, answered=answer is not None)
     if refusal is not None:
@@ -79,6 +83,7 @@ def run(
         )
     assert isinstance(system, System)
     traces, clearing = _drive(system, evaluation, concurrency)
+    traces = hold_traces(traces, evaluation.budget)
     if answer is not None:
         traces = answer.answer(traces)
     return Result(
@@ -108,7 +113,10 @@ def measure(result: Result, *measures: Measure) -> Result:
         update={
             "values": result.values + tuple(added),
             "evaluation": result.evaluation.model_copy(
-                update={"measures": result.evaluation.measures + tuple(m.name for m in measures)}
+                update={
+                    "measures": result.evaluation.measures + tuple(m.name for m in measures),
+                    "binary": result.evaluation.binary + binary_names(measures),
+                }
             ),
         }
     )

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from memrank._types import FROZEN, UTCDateTime
+from memrank.budget import TraceCut
 from memrank.evaluation import Task
 from memrank.system import Recall
 
@@ -127,6 +128,9 @@ class Trace(BaseModel):
     error: Failure | None = None
     started: UTCDateTime
     finished: UTCDateTime
+    cut: TraceCut | None = None
+    """The cut the evaluation's context budget made to ``recalled`` (kept whole: measures read
+    it at k and at the budget); None when the evaluation declares no capped budget."""
 
     @property
     def task_id(self) -> str:

@@ -5,7 +5,6 @@
 measures score the answers by rule (F1, BLEU-1, LoCoMo's category rules) and by a judge model.
 """
 
-from memrank.answer.context import ContextCut, cut_in_rank_order
 from memrank.answer.cost import Estimate, estimate, spent
 from memrank.answer.measures import (
     AnswerMeans,
@@ -28,7 +27,6 @@ __all__ = [
     "TOKENIZER_SHA256",
     "AnswerMeans",
     "AnswerStage",
-    "ContextCut",
     "Estimate",
     "Judge",
     "JudgeAccount",
@@ -40,7 +38,6 @@ __all__ = [
     "RuleScore",
     "answer_measures",
     "count_tokens",
-    "cut_in_rank_order",
     "estimate",
     "judged_name",
     "pins",

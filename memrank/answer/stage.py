@@ -19,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from memrank._clock import elapsed_ms, tick
-from memrank.answer.context import cut_in_rank_order
 from memrank.answer.measures import answer_measures
 from memrank.answer.protocols import Protocol
 from memrank.answer.tokens import TOKENIZER, TOKENIZER_SHA256, count_tokens
+from memrank.budget import Budget, cut_to_budget
 from memrank.evaluation import Evaluation, Task
 from memrank.measure import Measure
 from memrank.systems.models import ChatModel
@@ -64,6 +64,11 @@ class AnswerStage:
             )
         return tuple(self._made)
 
+    def _budget(self) -> Budget:
+        if self.budget_tokens is None:
+            return Budget.uncapped("the answer stage was given no context budget")
+        return Budget.tokens(self.budget_tokens, "o200k")
+
     def answer(self, traces: Sequence[Trace]) -> list[Trace]:
         """Every trace, the recalled ones answered, in the order given."""
         workers = max(1, min(8, len(traces)))
@@ -80,16 +85,16 @@ class AnswerStage:
         ):
             return trace
         protocol = self.protocol
-        cut = cut_in_rank_order(
-            # each unit with the newline that joins it: the sum bounds the joined context
-            trace.recalled.documents,
-            self.budget_tokens,
-            lambda d: count_tokens(protocol.unit(d) + "\n"),
-        )
-        context = "\n".join(protocol.unit(d) for d in cut.kept)
+        # Each document is counted as the context shows it, with the newline that joins it,
+        # so the kept ones bound the joined context; the cut itself is memrank.budget's.
+        recalled = trace.recalled.documents
+        shown = [d.model_copy(update={"content": protocol.unit(d) + "\n"}) for d in recalled]
+        held = cut_to_budget(shown, self._budget(), count_tokens)
+        kept, cut = recalled[: len(held.kept)], recalled[len(held.kept) :]
+        context = "\n".join(protocol.unit(d) for d in kept)
         clock = tick()
         try:
-            template, messages = protocol.answer_messages(trace.task, cut.kept)
+            template, messages = protocol.answer_messages(trace.task, kept)
             completion = model.chat(messages, protocol.answer_params)
         except Exception as exc:  # noqa: BLE001 - a failed answer is recorded on its task
             message = str(exc) or type(exc).__name__
@@ -112,8 +117,8 @@ class AnswerStage:
             budget_tokens=self.budget_tokens,
             context_tokens=count_tokens(context),
             context_sha256=hashlib.sha256(context.encode()).hexdigest(),
-            documents_sent=tuple(d.id for d in cut.kept),
-            documents_cut=tuple(d.id for d in cut.cut),
+            documents_sent=tuple(d.id for d in kept),
+            documents_cut=tuple(d.id for d in cut),
             usage=completion.usage(),
         )
         return trace.model_copy(

@@ -37,7 +37,7 @@ class AnswerOptions:
     no_judge: bool
     protocol: str | None
     answer_model: str | None
-    token_budget: int
+    token_budget: int | None
     passes: int
     no_cache: bool
 
@@ -66,10 +66,9 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--token-budget",
-            default=5000,
-            show_default=True,
             type=click.IntRange(min=1),
-            help="Context budget in o200k_base tokens for the answer model.",
+            help="Context budget in o200k_base tokens for the answer model (default: the "
+            "evaluation's o200k budget when it declares one, else 5000).",
         ),
         click.option(
             "--passes",
@@ -122,7 +121,7 @@ def plan(
             model=None
             if answers_itself
             else model_from_spec(options.answer_model or chosen.answer_model, cache=cache),
-            budget_tokens=options.token_budget,
+            budget_tokens=_budget_tokens(options, evaluation),
             judge=model_from_spec(judge, cache=cache) if judge and chosen.judge else None,
             passes=options.passes,
         )
@@ -132,6 +131,18 @@ def plan(
             update={"measures": (*evaluation.measures, NotJudged(reason))}
         )
     return stage, evaluation
+
+
+def _budget_tokens(options: AnswerOptions, evaluation: Evaluation) -> int:
+    """--token-budget, else the evaluation's own o200k budget, else the default."""
+    from memrank.answer import DEFAULT_BUDGET_TOKENS
+
+    if options.token_budget is not None:
+        return options.token_budget
+    declared = evaluation.budget
+    if declared is not None and declared.tokenizer == "o200k" and declared.limit is not None:
+        return declared.limit
+    return DEFAULT_BUDGET_TOKENS
 
 
 def _not_judged(options: AnswerOptions, judge: str | None, stage: AnswerStage | None) -> str:

@@ -313,3 +313,16 @@ def test_anthropic_gets_the_same_prompt_bytes_in_its_own_format(
     }
     record = result.traces[0].answered.answering
     assert record.usage["input_tokens"] > 0 and record.reported_model == "claude-haiku-4-5-20251001"
+
+
+def test_an_o200k_evaluation_budget_is_counted_with_the_offline_counter(
+    locomo_few: memrank.Evaluation,
+) -> None:
+    from memrank.budget import Budget
+
+    held = locomo_few.model_copy(update={"budget": Budget.tokens(60, "o200k")})
+    result = memrank.run(memrank.system("bm25"), held)
+    for trace in result.traces:
+        kept = trace.recalled.documents[: trace.cut.kept]
+        assert trace.cut.used == sum(count_tokens(d.text) for d in kept) <= 60
+    assert any(trace.cut.cut for trace in result.traces)
