@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 import memrank
 from memrank.answer import AnswerStage, count_tokens, prompt, protocol
 from memrank.systems.models import OpenAIChat, ResponseCache
@@ -326,3 +328,28 @@ def test_an_o200k_evaluation_budget_is_counted_with_the_offline_counter(
         kept = trace.recalled.documents[: trace.cut.kept]
         assert trace.cut.used == sum(count_tokens(d.text) for d in kept) <= 60
     assert any(trace.cut.cut for trace in result.traces)
+
+
+def test_the_estimate_prices_tasks_times_tokens(locomo_few: memrank.Evaluation) -> None:
+    from memrank.answer import estimate
+    from memrank.systems.models import price_of
+
+    priced = OpenAIChat(
+        "gpt-4o-mini",
+        base_url="http://127.0.0.1:9/v1",
+        api_key=KEY,
+        price=price_of("openai", "gpt-4o-mini"),
+    )
+    stage = AnswerStage(protocol("mem0"), priced, 1000, judge=priced)
+    guess = estimate(stage, locomo_few.tasks)
+    prompt_in = count_tokens(prompt("mem0-answer").text) + 1000
+    judged = len([t for t in locomo_few.tasks if t.category != "5"])
+    judge_in = count_tokens(prompt("mem0-judge").text) + 200 + 64
+    expected = (
+        len(locomo_few.tasks) * (prompt_in * 0.15 + 64 * 0.60)
+        + judged * (judge_in * 0.15 + 64 * 0.60)
+    ) / 1e6
+    assert (guess.answer_calls, guess.judge_calls) == (len(locomo_few.tasks), judged)
+    assert guess.cost_usd == pytest.approx(expected)
+    assert f"${expected:.2f}" in guess.line()
+    priced.close()

@@ -182,3 +182,28 @@ def test_specs_name_providers_and_keys_come_from_the_environment(
     )
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     assert model_from_spec("anthropic:claude-haiku-4-5", cache=None).price is not None
+
+
+def test_no_more_requests_in_flight_than_the_concurrency_limit() -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    in_flight, peak, lock = 0, 0, threading.Lock()
+
+    def slow(messages: list[dict]) -> str:
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        time.sleep(0.05)
+        with lock:
+            in_flight -= 1
+        return "ok"
+
+    with ChatServer(reply=slow) as server:
+        client = OpenAIChat("gpt-4o-mini", base_url=server.base, api_key=KEY, concurrency=2)
+        asks = [[Message(role="user", content=f"q{i}")] for i in range(8)]
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda m: client.chat(m, CallParams()), asks))
+        client.close()
+    assert peak == 2 and len(server.logged("/v1/chat/completions")) == 8
