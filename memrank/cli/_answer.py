@@ -126,7 +126,7 @@ def plan(
             passes=options.passes,
         )
     if evaluation.name in _JUDGED_BY_DEFAULT and (stage is None or stage.judge is None):
-        reason = _not_judged(options, judge, stage)
+        reason = _not_judged(options, stage)
         evaluation = evaluation.model_copy(
             update={"measures": (*evaluation.measures, NotJudged(reason))}
         )
@@ -145,13 +145,12 @@ def _budget_tokens(options: AnswerOptions, evaluation: Evaluation) -> int:
     return DEFAULT_BUDGET_TOKENS
 
 
-def _not_judged(options: AnswerOptions, judge: str | None, stage: AnswerStage | None) -> str:
+def _not_judged(options: AnswerOptions, stage: AnswerStage | None) -> str:
+    if stage is not None and stage.protocol.judge is None:
+        return f"protocol {stage.protocol.id} is decided by a rule, not a judge"
     if options.no_judge:
         return "--no-judge was given; quality here is the retrieval measures only"
-    if judge is None:
-        return (
-            f"no judge configured (give --judge or set {JUDGE_VARIABLE}); quality here is "
-            "the retrieval measures only"
-        )
-    chosen = stage.protocol.id if stage is not None else "in force"
-    return f"protocol {chosen} is decided by a rule, not a judge"
+    return (
+        f"no judge configured (give --judge or set {JUDGE_VARIABLE}); quality here is "
+        "the retrieval measures only"
+    )

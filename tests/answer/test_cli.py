@@ -85,3 +85,18 @@ def test_measure_refuses_clearly(tmp_path: Path) -> None:
     assert refused.exit_code == 3 and "'answered'" in refused.output
     both = CliRunner().invoke(main, ["run", "bm25", "demo", "--no-judge", *judge])
     assert both.exit_code == 2 and "contradict" in both.output
+
+
+def test_a_rule_protocol_run_says_it_is_decided_by_a_rule(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    with ChatServer(reply=protocol_reply, key=None) as server:
+        answer = f"openai-compatible:{server.base}:answer-model"
+        outcome = CliRunner().invoke(
+            main,
+            ["run", "bm25", "locomo:smoke", "--protocol", "locomo", "--answer-model", answer]
+            + ["--save", str(path)],
+        )
+    assert outcome.exit_code == 0, outcome.output
+    assert "not judged: protocol locomo@v1 is decided by a rule" in outcome.output
+    (mean,) = memrank.Result.load(path).values_of("locomo-f1:locomo@v1.mean")[:1]
+    assert mean.value is not None and mean.decider.value == "rule"
