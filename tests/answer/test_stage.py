@@ -353,3 +353,22 @@ def test_the_estimate_prices_tasks_times_tokens(locomo_few: memrank.Evaluation) 
     assert guess.cost_usd == pytest.approx(expected)
     assert f"${expected:.2f}" in guess.line()
     priced.close()
+
+
+def test_a_rerun_with_the_cache_is_identical_and_makes_no_calls(
+    locomo_few: memrank.Evaluation, tmp_path: Path
+) -> None:
+    results, calls = [], []
+    with ChatServer(reply=protocol_reply) as server:
+        for _ in range(2):
+            model = _client(server, tmp_path / "responses")
+            stage = AnswerStage(protocol("mem0"), model, judge=model)
+            results.append(memrank.run(memrank.system("bm25"), locomo_few, answer=stage))
+            model.close()
+            calls.append(len(server.log))
+    first, second = results
+    assert calls[1] == calls[0] > 0  # the second run was answered and judged from the cache
+    assert [t.answered.text for t in first.traces] == [t.answered.text for t in second.traces]
+    assert all(t.answered.answering.usage["cached"] == 1.0 for t in second.traces)
+    judged = [v for v in first.values if v.task_id and v.measure.startswith("judge:")]
+    assert judged == [v for v in second.values if v.task_id and v.measure.startswith("judge:")]

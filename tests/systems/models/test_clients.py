@@ -207,3 +207,28 @@ def test_no_more_requests_in_flight_than_the_concurrency_limit() -> None:
             list(pool.map(lambda m: client.chat(m, CallParams()), asks))
         client.close()
     assert peak == 2 and len(server.logged("/v1/chat/completions")) == 8
+
+
+def test_anthropic_529_overloaded_is_retried() -> None:
+    overloaded = Canned(
+        529,
+        b'{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+        (("retry-after", "0"),),
+    )
+    with ChatServer(faults=[overloaded]) as server:
+        client = AnthropicMessages("claude-haiku-4-5", base_url=server.base, api_key=KEY)
+        assert client.chat(ASK, CallParams()).text.startswith("echo:")
+        client.close()
+    assert len(server.logged("/v1/messages")) == 2
+
+
+def test_a_rate_limit_that_never_lifts_ends_with_the_providers_words() -> None:
+    with ChatServer(faults=[OPENAI_429] * 6) as server:
+        client = OpenAIChat("gpt-4o-mini", base_url=server.base, api_key=KEY)
+        with pytest.raises(EndpointError) as raised:
+            client.chat(ASK, CallParams())
+        client.close()
+    assert len(server.logged("/v1/chat/completions")) == 6
+    message = str(raised.value.message)
+    assert "HTTP 429 after 6 attempt(s); openai said: Rate limit reached" in message
+    assert "(requests)" in message
