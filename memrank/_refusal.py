@@ -20,8 +20,11 @@ _PRODUCED_BY_KIND = {
 }
 
 
-def refusal(system: object, evaluation: Evaluation, measures: Sequence[Measure]) -> str | None:
-    """Why ``system`` cannot be run on ``evaluation`` with ``measures``; None when it can."""
+def refusal(
+    system: object, evaluation: Evaluation, measures: Sequence[Measure], *, answered: bool = False
+) -> str | None:
+    """Why ``system`` cannot be run on ``evaluation`` with ``measures``; None when it can
+    (``answered``: memrank's answer stage answers what the system recalled)."""
     kinds = (Memory, Model, Retriever, Assistant)
     if not isinstance(system, kinds):
         return (
@@ -39,7 +42,7 @@ def refusal(system: object, evaluation: Evaluation, measures: Sequence[Measure])
             f"evaluation {evaluation.name!r} carries documents and a {system.kind} has no verb "
             "to be told things with; use a Memory, Retriever or Assistant"
         )
-    return unreadable(measures, system.kind, set())
+    return unreadable(measures, system.kind, set(), answered=answered)
 
 
 def _lacks(cls: type, verb: str) -> bool:
@@ -47,9 +50,16 @@ def _lacks(cls: type, verb: str) -> bool:
     return not callable(method) or getattr(method, "__isabstractmethod__", False)
 
 
-def unreadable(measures: Sequence[Measure], kind: str, value_names: set[str]) -> str | None:
-    """Why a measure cannot run: it reads a name nothing in the run produces before it."""
-    fields = _ALWAYS_PRODUCED | _PRODUCED_BY_KIND.get(kind, set())
+def unreadable(
+    measures: Sequence[Measure], kind: str, value_names: set[str], *, answered: bool = False
+) -> str | None:
+    """Why a measure cannot run: it reads a name nothing in the run produces before it
+    (``answered`` too when memrank's answer stage answers, or answered, for the system)."""
+    fields = (
+        _ALWAYS_PRODUCED
+        | _PRODUCED_BY_KIND.get(kind, set())
+        | ({"answered"} if answered else set())
+    )
     available = set(value_names)
     for m in measures:
         unknown = [name for name in m.reads if name not in fields and name not in available]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memrank._apply import apply, with_bookkeeping
 from memrank._clock import now_utc
@@ -23,6 +24,9 @@ from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
 from memrank.system import System
 
+if TYPE_CHECKING:
+    from memrank.answer import AnswerStage
+
 __all__ = ["measure", "run"]
 
 
@@ -33,6 +37,7 @@ def run(
     concurrency: int = 4,
     observer: Observer | None = None,
     started: datetime | None = None,
+    answer: AnswerStage | None = None,
 ) -> Result:
     """Run ``evaluation`` against ``system``; returns a Result, refused or measured.
 
@@ -40,13 +45,16 @@ def run(
     a handle per unit (a client of a running service); every other system runs its units one
     after another, whatever it says. ``observer`` watches the run as it goes and may supply
     units already done (a journal being resumed, which also gives the original ``started``).
+    ``answer`` (memrank.answer.AnswerStage) answers what a memory or retriever recalled and
+    adds its protocol's measures.
     """
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
     started = started or now_utc()
-    measures = with_bookkeeping(evaluation.measures)
+    answering = answer.measures(evaluation) if answer is not None else ()
+    measures = with_bookkeeping((*evaluation.measures, *answering))
     evaluation_record = EvaluationRecord.of(evaluation, measures)
-    refused = refusal(system, evaluation, measures)
+    refused = refusal(system, evaluation, measures, answered=answer is not None)
     if refused is not None:
         return Result(
             system=_record_of(system, touched=False),
@@ -65,6 +73,8 @@ def run(
         if collecting:
             gc.enable()
     traces = hold_traces(traces, evaluation.budget)
+    if answer is not None:
+        traces = answer.answer(traces)
     return Result(
         system=_record_of(system, touched=True),
         evaluation=evaluation_record,
@@ -81,7 +91,10 @@ def measure(result: Result, *measures: Measure) -> Result:
     """Apply measures to a stored result's traces; the system is never touched again."""
     if result.refusal is not None:
         raise MeasureRefused(f"the run was refused ({result.refusal}); it has no traces to measure")
-    problem = unreadable(measures, result.system.kind, {v.measure for v in result.values})
+    answered = any(t.answered is not None for t in result.traces)
+    problem = unreadable(
+        measures, result.system.kind, {v.measure for v in result.values}, answered=answered
+    )
     if problem:
         raise MeasureRefused(problem)
     added = apply(measures, list(result.traces), result.values)

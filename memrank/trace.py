@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from memrank._types import FROZEN, UTCDateTime
 from memrank.budget import TraceCut
 from memrank.evaluation import Task
 from memrank.system import Recall
 
-__all__ = ["Answered", "Declared", "Failure", "Given", "Step", "Trace"]
+__all__ = ["Answered", "Answering", "Declared", "Failure", "Given", "Step", "Trace"]
 
 
 class Step(StrEnum):
@@ -23,6 +24,8 @@ class Step(StrEnum):
     RANK = "rank"
     COMPLETE = "complete"
     RESPOND = "respond"
+    ANSWER = "answer"
+    """memrank's answer stage, after a memory or retriever recalled."""
 
 
 class Given(BaseModel):
@@ -35,11 +38,56 @@ class Given(BaseModel):
     """The documents given to that unit, once, in order."""
 
 
+class Answering(BaseModel):
+    """How memrank's answer stage answered from what a memory or retriever recalled."""
+
+    model_config = FROZEN
+    protocol: str
+    """The protocol id (``mem0@v1``) whose answer prompt and parameters were used."""
+    protocol_sha256: str
+    """The protocol bundle's fingerprint."""
+    model: str
+    """The answer model as configured (``openai:gpt-4o-mini``)."""
+    reported_model: str
+    """The model the endpoint said answered."""
+    prompt_id: str
+    prompt_sha256: str
+    """sha256 of the prompt text's pinned bytes."""
+    request_sha256: str
+    """sha256 of the exact messages sent (JSON), so the request can be checked byte for byte."""
+    tokenizer: str
+    """The tokenizer the budget is counted in, with ``tokenizer_sha256`` its BPE file's hash."""
+    tokenizer_sha256: str
+    budget_tokens: int | None
+    """The context budget; None when uncapped."""
+    context_tokens: int
+    """Tokens of the documents' context as sent (never above the budget)."""
+    context_sha256: str
+    """sha256 of that context text."""
+    documents_sent: tuple[str, ...]
+    """Ids of the recalled documents sent, in rank order (whole documents only)."""
+    documents_cut: tuple[str, ...]
+    """Ids of the recalled documents the budget left out, in rank order."""
+    usage: dict[str, float]
+    """What the answer call consumed, as the endpoint reported it (absent when not reported)."""
+
+
 class Answered(BaseModel):
-    """The text a model or assistant answered."""
+    """The text a model or assistant answered, or memrank's answer stage did."""
 
     model_config = FROZEN
     text: str
+    answering: Answering | None = None
+    """Set when memrank's answer stage produced the text; None when the system answered."""
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A system's own answer is written as before, so result files of model and
+        # assistant runs keep their bytes.
+        data = handler(self)
+        if self.answering is None and isinstance(data, dict):
+            data.pop("answering", None)
+        return data
 
 
 class Declared(BaseModel):

@@ -10,6 +10,7 @@ from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
 from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
 from memrank.cli.merge import merge_command
+from memrank.cli.measure import measure_command
 from memrank.cli.pair import pair_command
 from memrank.cli.publish import (
     approve_command,
@@ -55,3 +56,4 @@ main.add_command(review_command)
 main.add_command(approve_command)
 main.add_command(withdraw_command)
 main.add_command(supersede_command)
+main.add_command(measure_command)

@@ -9,10 +9,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from memrank.cli._answer import AnswerOptions, answer_options, plan
 from memrank.errors import RefusedRun, TasksFailedInRun
+
+if TYPE_CHECKING:
+    from memrank.answer import AnswerStage
+    from memrank.evaluation import Evaluation
 
 __all__ = ["run_command"]
 
@@ -71,6 +77,7 @@ __all__ = ["run_command"]
 @click.option("--summary", is_flag=True, help="Print one line per measure, not per value.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
 @click.option("--run-id", hidden=True, help="Run under a record made beforehand (submit).")
+@answer_options
 def run_command(
     system_name: str,
     evaluation_name: str,
@@ -84,10 +91,14 @@ def run_command(
     summary: bool,
     as_json: bool,
     run_id: str | None,
+    **answering: Any,
 ) -> None:
     """Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.
 
-    Exits 3 when the run is refused; a refused run is still saved when --save is given.
+    With a judge (--judge or $MEMRANK_JUDGE) or an answer model, memrank's answer stage
+    answers from what the system recalled and the protocol's measures score the answers; the
+    cost estimate is printed before the run and the real cost after. Exits 3 when the run is
+    refused; a refused run is still saved when --save is given.
     Exits 7 when the run finished but tasks failed, after printing (and saving) the result.
     Exits 130 when interrupted, keeping what was done: `--resume` goes on from there.
     """
@@ -104,17 +115,35 @@ def run_command(
         place=place,
         shard=parse_shard(shard) if shard is not None else None,
     )
+    staged: list[AnswerStage] = []
+
+    def answering_stage(
+        evaluation: Evaluation, kind: str
+    ) -> tuple[AnswerStage | None, Evaluation]:
+        stage, chosen = plan(AnswerOptions(**answering), evaluation, kind)
+        if stage is not None:
+            from memrank.answer import estimate
+
+            staged.append(stage)
+            click.echo(estimate(stage, chosen.tasks).line(), err=as_json)
+        return stage, chosen
+
     result, record = run_tracked(
         request,
         run_id=run_id,
         resume=resume,
         progress=sys.stderr.isatty() if progress is None else progress,
+        answering=answering_stage,
     )
     if as_json:
         shown = {"run_id": record.id, **summary_json(result), "saved": record.saved}
         click.echo(json.dumps(shown, indent=2))
     else:
         click.echo(summary_text(result) if summary else str(result))
+        if staged:
+            from memrank.answer import spent
+
+            click.echo(spent(result.traces, result.values))
         if save_path is not None:
             click.echo(f"saved:      {save_path}")
         click.echo(f"run:        {record.id}", err=True)

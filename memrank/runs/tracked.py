@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memrank._clock import now_utc
 from memrank._files import check_writable
 from memrank.errors import Interrupted, MemrankError, UsageError
+from memrank.evaluation import Evaluation
 from memrank.result import Result
 from memrank.runs.journal import Journal
 from memrank.runs.progress import Progress
@@ -32,7 +35,13 @@ from memrank.runs.registry import (
 from memrank.runs.shards import Shard, shard_of
 from memrank.runs.summary import headline
 
-__all__ = ["Request", "resume_command", "run_tracked"]
+if TYPE_CHECKING:
+    from memrank.answer import AnswerStage
+
+__all__ = ["Answering", "Request", "resume_command", "run_tracked"]
+
+Answering = Callable[[Evaluation, str], "tuple[AnswerStage | None, Evaluation]"]
+"""Given the evaluation and the system's kind: the answer stage to run and the evaluation."""
 
 _RESUMABLE = (RunState.INTERRUPTED, RunState.KILLED, RunState.LOST, RunState.FAILED)
 
@@ -58,11 +67,14 @@ def run_tracked(
     run_id: str | None = None,
     resume: str | None = None,
     progress: bool = False,
+    answering: Answering | None = None,
 ) -> tuple[Result, RunRecord]:
     """Run ``request`` under a journal; ``resume`` is a run id or ``""`` for the latest match.
 
     ``run_id`` names a record made beforehand (by ``memrank submit``). ``progress`` draws the
-    progress line on stderr (redrawn on a terminal, a line per unit elsewhere).
+    progress line on stderr (redrawn on a terminal, a line per unit elsewhere). ``answering``
+    turns the evaluation and the system's kind into the answer stage to run (or None) and the
+    evaluation as it will be measured.
     """
     if request.save is not None:
         check_writable(request.save, option="--save")
@@ -73,7 +85,12 @@ def run_tracked(
     )
     try:
         result, record = _go(
-            request, record, folder, resuming=resume is not None, progress=progress
+            request,
+            record,
+            folder,
+            resuming=resume is not None,
+            progress=progress,
+            answering=answering,
         )
     except KeyboardInterrupt:
         raise _stopped(record) from None
@@ -146,7 +163,13 @@ def _record(request: Request, run_id: str | None, resume: str | None) -> RunReco
 
 
 def _go(
-    request: Request, record: RunRecord, folder: Path, *, resuming: bool, progress: bool
+    request: Request,
+    record: RunRecord,
+    folder: Path,
+    *,
+    resuming: bool,
+    progress: bool,
+    answering: Answering | None,
 ) -> tuple[Result, RunRecord]:
     from memrank.catalog import evaluation as evaluation_named
     from memrank.catalog import system
@@ -158,6 +181,7 @@ def _go(
     evaluation = evaluation_named(request.evaluation)
     if request.shard is not None:
         evaluation = shard_of(evaluation, request.shard)
+    stage, evaluation = answering(evaluation, made.kind) if answering else (None, evaluation)
     record = save_record(record.model_copy(update={"tasks": len(evaluation.tasks)}))
     journal_path = folder / JOURNAL
     if resuming and journal_path.is_file():
@@ -183,6 +207,7 @@ def _go(
             concurrency=request.concurrency,
             observer=observer,
             started=journal.earlier.started,
+            answer=stage,
         )
     finally:
         journal.close()

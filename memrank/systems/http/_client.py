@@ -167,6 +167,7 @@ class HttpClient:
         connect_timeout: float = 10.0,
         unreachable: str = "",
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self._auth = auth
         self._timeout = timeout
@@ -177,7 +178,11 @@ class HttpClient:
         self._breakers_lock = threading.Lock()
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
-            headers={"Content-Type": "application/json", **(auth.headers() if auth else {})},
+            headers={
+                "Content-Type": "application/json",
+                **(headers or {}),  # fixed headers an API requires (a version pin)
+                **(auth.headers() if auth else {}),
+            },
             transport=transport(),
         )
         # A client left open would leave sockets to the garbage collector; close them

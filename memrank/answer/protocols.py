@@ -1,0 +1,326 @@
+"""Protocols: named, versioned bundles of answer prompt, judge prompt, models, parameters, scoring.
+
+A protocol is what a judged number means. Its prompts are pinned texts (``prompts.py``), its
+parameters are the source's, and its id (``mem0@v1``) labels every value it produces, so runs
+under different protocols are never read as one column. ``fingerprint`` hashes the whole
+bundle (prompt hashes, parameters, default models, scoring) for the record.
+
+- ``mem0@v1``: Mem0's paper evaluation. Answer prompt as a system message, temperature 0;
+  judge gpt-4o-mini, temperature 0, JSON mode, label CORRECT/WRONG; J, F1 and BLEU-1 as Mem0
+  computes them; LoCoMo category 5 is skipped, as Mem0 skips it.
+- ``locomo@v1``: LoCoMo's own QA metric (stemmed F1 with per-category rules), decided by a rule;
+  answer with max_tokens 32 and temperature 0 as LoCoMo did, with memrank's own prompt text.
+- ``longmemeval@v1``: LongMemEval's reader prompt (temperature 0, max_tokens 500) and its judge:
+  five templates by question type, an ``_abs`` id overriding the type; gpt-4o-2024-08-06,
+  temperature 0, max_tokens 10; yes when the reply contains "yes".
+- ``aml@v1``: the Agent Memory Leaderboard's answer and judge prompts. **Unverified**: the texts
+  do not ship (licence not seen) and their pins come from participants' copies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from functools import cache
+from typing import Literal
+
+from memrank.answer.prompts import Prompt, prompt
+from memrank.errors import UsageError
+from memrank.evaluation import Task
+from memrank.system import Document, text_of
+from memrank.systems.models import CallParams, Message
+
+__all__ = ["PROTOCOLS", "JudgeStep", "Protocol", "protocol"]
+
+Role = Literal["system", "user"]
+
+
+@dataclass(frozen=True)
+class JudgeStep:
+    """How a protocol's judge is asked and read."""
+
+    prompt_of: Callable[[Task], str]
+    """The judge prompt id for a task (LongMemEval picks by question type)."""
+    params: CallParams
+    model: str
+    """The judge the source used, as a model spec."""
+    reader: str
+    """The verdict reader (``verdicts.READERS``)."""
+    slots: tuple[str, str, str]
+    """The names the prompt gives the question, the gold answer and the generated answer."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One way of turning recalled documents into an answer and the answer into a score."""
+
+    name: str
+    version: str
+    answer_prompt: str
+    answer_role: Role
+    answer_params: CallParams
+    answer_model: str
+    """The answer model the source used (or memrank's default where it is private)."""
+    unit: Callable[[Document], str]
+    """One document as the context shows it: what the token budget counts."""
+    slots: Callable[[Task, Sequence[Document], Prompt], dict[str, str]]
+    """The answer prompt's slot values from the task and the documents kept."""
+    judge: JudgeStep | None
+    rules: tuple[str, ...]
+    """Rule measures: ``answer-f1``, ``bleu-1`` (Mem0's), ``locomo-f1``."""
+    skips: frozenset[str] = frozenset()
+    """Task categories the source leaves out of every score."""
+    verified: bool = True
+    """False while the prompt bytes are not checked against the source itself."""
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def prompt_ids(self) -> tuple[str, ...]:
+        """Every prompt id the protocol may send."""
+        judged = _JUDGE_PROMPTS.get(self.name, ())
+        return (self.answer_prompt, *judged)
+
+    def fingerprint(self) -> str:
+        """sha256 over the bundle: prompt pins, parameters, default models, scoring."""
+        from memrank.answer.prompts import pins
+
+        record = {
+            "id": self.id,
+            "prompts": {p: pins()[p].sha256 for p in self.prompt_ids()},
+            "answer": [self.answer_role, asdict(self.answer_params), self.answer_model],
+            "judge": None
+            if self.judge is None
+            else [asdict(self.judge.params), self.judge.model, self.judge.reader],
+            "rules": list(self.rules),
+            "skips": sorted(self.skips),
+        }
+        return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
+
+    def answer_messages(self, task: Task, kept: Sequence[Document]) -> tuple[Prompt, list[Message]]:
+        """The answer prompt and the exact messages sent for one task."""
+        template = prompt(self.answer_prompt)
+        text = template.render(**self.slots(task, kept, template))
+        return template, [Message(role=self.answer_role, content=text)]
+
+    def judge_messages(self, task: Task, gold: str, answer: str) -> tuple[Prompt, list[Message]]:
+        """The judge prompt and the exact messages sent for one answer."""
+        assert self.judge is not None
+        template = prompt(self.judge.prompt_of(task))
+        question, gold_slot, answer_slot = self.judge.slots
+        text = template.render(
+            **{question: text_of(task.prompt), gold_slot: gold, answer_slot: answer}
+        )
+        return template, [Message(role="user", content=text)]
+
+
+# -- rendering ------------------------------------------------------------------------------------
+
+
+def _when(document: Document) -> str:
+    return document.timestamp.strftime("%Y-%m-%d %H:%M") if document.timestamp else "undated"
+
+
+def _lme_date(moment: datetime | None) -> str:
+    """LongMemEval's own date format: ``2023/05/20 (Sat) 02:21``."""
+    return moment.strftime("%Y/%m/%d (%a) %H:%M") if moment else "unknown"
+
+
+def _moment(document: Document) -> float:
+    return document.timestamp.timestamp() if document.timestamp else float("-inf")
+
+
+def _speaker(document: Document) -> str:
+    return str(document.metadata.get("speaker") or document.user_id or "user")
+
+
+def _by_speaker(kept: Sequence[Document]) -> tuple[str, list[Document], str, list[Document]]:
+    """The first speaker and their documents, then everyone else's (LoCoMo has two)."""
+    first = _speaker(kept[0]) if kept else "user"
+    others = sorted({_speaker(d) for d in kept} - {first})
+    return (
+        first,
+        [d for d in kept if _speaker(d) == first],
+        ", ".join(others),
+        [d for d in kept if _speaker(d) != first],
+    )
+
+
+def _mem0_unit(document: Document) -> str:
+    return f"{_when(document)}: {document.text}"
+
+
+def _mem0_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
+    # Mem0 renders each speaker's memories as json.dumps(list, indent=4) (ASCII-escaped).
+    name_1, docs_1, name_2, docs_2 = _by_speaker(kept)
+    return {
+        "speaker_1_user_id": name_1,
+        "speaker_1_memories": json.dumps([_mem0_unit(d) for d in docs_1], indent=4),
+        "speaker_2_user_id": name_2,
+        "speaker_2_memories": json.dumps([_mem0_unit(d) for d in docs_2], indent=4),
+        "question": text_of(task.prompt),
+    }
+
+
+def _locomo_unit(document: Document) -> str:
+    return f"[{_when(document)}] {document.text}"
+
+
+def _locomo_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
+    return {
+        "context": "\n".join(_locomo_unit(d) for d in kept),
+        "question": text_of(task.prompt),
+    }
+
+
+def _lme_turn(document: Document) -> dict[str, str]:
+    return {"role": str(document.metadata.get("role", "user")), "content": document.text}
+
+
+def _lme_unit(document: Document) -> str:
+    return json.dumps(_lme_turn(document))
+
+
+def _lme_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
+    # LongMemEval's history: sessions sorted by date, each '\n### Session {i}:\nSession Date:
+    # {date}\nSession Content:\n{json.dumps(turns)}\n'; here the turns kept by the budget.
+    sessions: dict[str, list[Document]] = {}
+    for document in kept:
+        sessions.setdefault(str(document.metadata.get("session_id", "")), []).append(document)
+    ordered = sorted(sessions.values(), key=lambda turns: _moment(turns[0]))
+    history = "".join(
+        f"\n### Session {i}:\nSession Date: {_lme_date(turns[0].timestamp)}\nSession Content:\n"
+        f"{json.dumps([_lme_turn(d) for d in turns])}\n"
+        for i, turns in enumerate(ordered, start=1)
+    )
+    return {"history": history, "date": _lme_date(task.asked_at), "question": text_of(task.prompt)}
+
+
+def _aml_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
+    name_1, docs_1, name_2, docs_2 = _by_speaker(kept)
+    return {
+        "speaker_1_name": name_1,
+        "speaker_1_memories": "\n".join(d.text for d in docs_1),
+        "speaker_2_name": name_2,
+        "speaker_2_memories": "\n".join(d.text for d in docs_2),
+        "question": text_of(task.prompt),
+    }
+
+
+_LME_TEMPLATES = {
+    "single-session-user": "longmemeval-judge-default",
+    "single-session-assistant": "longmemeval-judge-default",
+    "multi-session": "longmemeval-judge-default",
+    "temporal-reasoning": "longmemeval-judge-temporal-reasoning",
+    "knowledge-update": "longmemeval-judge-knowledge-update",
+    "single-session-preference": "longmemeval-judge-single-session-preference",
+}
+
+
+def _lme_judge_prompt(task: Task) -> str:
+    if "_abs" in task.id:
+        return "longmemeval-judge-abstention"
+    template = _LME_TEMPLATES.get(task.category or "")
+    if template is None:
+        raise UsageError(
+            f"task {task.id}: LongMemEval has no judge template for question type "
+            f"{task.category!r}; it knows {', '.join(sorted(_LME_TEMPLATES))}"
+        )
+    return template
+
+
+_JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {
+    "mem0": ("mem0-judge",),
+    "longmemeval": (*sorted(set(_LME_TEMPLATES.values())), "longmemeval-judge-abstention"),
+    "aml": ("aml-judge",),
+}
+_MINI = "openai:gpt-4o-mini"
+
+PROTOCOLS: dict[str, Protocol] = {
+    p.name: p
+    for p in (
+        Protocol(
+            name="mem0",
+            version="v1",
+            answer_prompt="mem0-answer",
+            answer_role="system",
+            answer_params=CallParams(temperature=0.0),
+            answer_model=_MINI,
+            unit=_mem0_unit,
+            slots=_mem0_slots,
+            judge=JudgeStep(
+                prompt_of=lambda task: "mem0-judge",
+                params=CallParams(temperature=0.0, json_object=True),
+                model=_MINI,
+                reader="json-label",
+                slots=("question", "gold_answer", "generated_answer"),
+            ),
+            rules=("answer-f1", "bleu-1"),
+            skips=frozenset({"5"}),
+        ),
+        Protocol(
+            name="locomo",
+            version="v1",
+            answer_prompt="memrank-locomo-answer",
+            answer_role="user",
+            answer_params=CallParams(temperature=0.0, max_tokens=32),
+            answer_model=_MINI,
+            unit=_locomo_unit,
+            slots=_locomo_slots,
+            judge=None,
+            rules=("locomo-f1",),
+        ),
+        Protocol(
+            name="longmemeval",
+            version="v1",
+            answer_prompt="longmemeval-answer",
+            answer_role="user",
+            answer_params=CallParams(temperature=0.0, max_tokens=500),
+            answer_model=_MINI,
+            unit=_lme_unit,
+            slots=_lme_slots,
+            judge=JudgeStep(
+                prompt_of=_lme_judge_prompt,
+                params=CallParams(temperature=0.0, max_tokens=10),
+                model="openai:gpt-4o-2024-08-06",
+                reader="yes-no",
+                slots=("question", "answer", "response"),
+            ),
+            rules=(),
+        ),
+        Protocol(
+            name="aml",
+            version="v1",
+            answer_prompt="aml-answer",
+            answer_role="user",
+            answer_params=CallParams(temperature=0.0),
+            answer_model=_MINI,
+            unit=lambda document: document.text,
+            slots=_aml_slots,
+            judge=JudgeStep(
+                prompt_of=lambda task: "aml-judge",
+                params=CallParams(temperature=0.0, max_tokens=1024),
+                model=_MINI,
+                reader="aml-label",
+                slots=("question", "gold_answer", "generated_answer"),
+            ),
+            rules=(),
+            verified=False,
+        ),
+    )
+}
+
+
+@cache
+def protocol(name: str) -> Protocol:
+    """The protocol named ``name`` (``mem0``) or ``name@version`` (``mem0@v1``)."""
+    base, _, version = name.partition("@")
+    found = PROTOCOLS.get(base)
+    if found is None or (version and version != found.version):
+        known = ", ".join(p.id for p in PROTOCOLS.values())
+        raise UsageError(f"no answer protocol {name!r}; known: {known}")
+    return found

