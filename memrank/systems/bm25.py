@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.text import words
+from memrank.systems.text import CaptionsRead, words
 
 __all__ = ["BM25", "BM25Adapter", "BM25Index"]
 
@@ -103,6 +103,7 @@ class BM25Adapter(Memory):
 
     def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
         self.k1, self.b = k1, b
+        self._captions = CaptionsRead()
         self._clear()
 
     def _clear(self) -> None:
@@ -113,6 +114,7 @@ class BM25Adapter(Memory):
         self._clear()
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         self._documents.extend(documents)
         self._index.add([words(d.text) for d in documents])
 
@@ -135,6 +137,7 @@ class BM25Adapter(Memory):
         return {
             "scoring": f"okapi bm25, k1={self.k1}, b={self.b}, lucene idf",
             "words": "lower-cased alphanumeric tokens, stopwords dropped",
+            **self._captions.components(),
         }
 
 

@@ -15,6 +15,7 @@ from datetime import datetime
 
 from memrank.errors import UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.systems.text import CaptionsRead
 
 __all__ = [
     "FixedContext",
@@ -53,11 +54,13 @@ class _Told(Memory):
 
     def __init__(self) -> None:
         self._documents: list[Document] = []
+        self._captions = CaptionsRead()
 
     def prepare(self, isolation_unit: str) -> None:
         self._documents = []
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         self._documents.extend(documents)
 
     def cleanup(self) -> None:
@@ -93,6 +96,9 @@ class FullContextAdapter(_Told):
     ) -> Recall:
         return _joined("full-context", [d.text for d in self._documents], None)
 
+    def components(self) -> dict[str, str]:
+        return self._captions.components()
+
 
 class FixedContextAdapter(_Told):
     """Recalls the most recent messages that fit in ``budget_words``, in ingest order, as one
@@ -122,7 +128,10 @@ class FixedContextAdapter(_Told):
         return _joined("fixed-context", kept[::-1], self.budget_words)
 
     def components(self) -> dict[str, str]:
-        return {"budget": f"{self.budget_words} words: the most recent messages that fit"}
+        return {
+            "budget": f"{self.budget_words} words: the most recent messages that fit",
+            **self._captions.components(),
+        }
 
 
 class RandomAdapter(_Told):

@@ -31,7 +31,7 @@ from memrank.errors import UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.bm25 import BM25Index
 from memrank.systems.dense import DIMENSIONS, MiniLM, require_dense
-from memrank.systems.text import words
+from memrank.systems.text import CaptionsRead, words
 
 __all__ = ["Hybrid", "HybridAdapter", "split_words"]
 
@@ -94,6 +94,7 @@ class HybridAdapter(Memory):
         self.rrf_k, self.dense_weight, self.bm25_weight = rrf_k, dense_weight, bm25_weight
         self.seeds, self.window, self.k1, self.b = seeds, window, k1, b
         self._embedder = MiniLM(batch_size)
+        self._captions = CaptionsRead()
         self._clear()
 
     def _clear(self) -> None:
@@ -106,6 +107,7 @@ class HybridAdapter(Memory):
         self._clear()
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         units = [
             unit
             for document in documents
@@ -183,6 +185,7 @@ class HybridAdapter(Memory):
             f"{self.bm25_weight}/({self.rrf_k} + bm25 rank)",
             "expansion": f"top {self.seeds} fused seeds, each followed by {self.window} unit(s) "
             "before and after it in the same session; de-duplicated; filled to k in fused order",
+            **self._captions.components(),
         }
 
 
