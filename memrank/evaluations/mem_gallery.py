@@ -91,22 +91,23 @@ SLICES = {
     "smoke": "the first conversation, its first question of each type (9 questions)",
     "mini": "the first 3 conversations",
 }
+_PER_TYPE = {
+    "AR": 184,
+    "CD": 81,
+    "FR": 219,
+    "KR": 81,
+    "MR": 206,
+    "TR": 123,
+    "TTL": 337,
+    "VR": 174,
+    "VS": 306,
+}
 _FINGERPRINT = {
     "conversations": 20,
     "sessions": 240,
     "rounds": 3_962,
     "image rounds": 1_003,
-    "types": {
-        "AR": 184,
-        "CD": 81,
-        "FR": 219,
-        "KR": 81,
-        "MR": 206,
-        "TR": 123,
-        "TTL": 337,
-        "VR": 174,
-        "VS": 306,
-    },
+    "types": _PER_TYPE,
 }
 _MEDIA = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 _IMAGE_PREFIX = "../image/"
@@ -185,12 +186,12 @@ def _check_fingerprint(where: Path, tasks: Sequence[Task], counts: Counter[str])
     if read != _FINGERPRINT:
         raise DatasetMalformed(f"{where}: read {read}; the pinned files hold {_FINGERPRINT}")
     clueless = sum(1 for task in tasks if not task.metadata["evidence"])
-    if clueless != _FINGERPRINT["types"][ABSTAINING] or any(
+    if clueless != _PER_TYPE[ABSTAINING] or any(
         task.metadata["evidence"] for task in tasks if task.category == ABSTAINING
     ):
         raise DatasetMalformed(
             f"{where}: {clueless} questions name no clue round; the pinned files have exactly "
-            f"the {_FINGERPRINT['types'][ABSTAINING]} {ABSTAINING} questions without one"
+            f"the {_PER_TYPE[ABSTAINING]} {ABSTAINING} questions without one"
         )
 
 
@@ -303,6 +304,8 @@ class _Reader:
             group=group,
             context=context,
             category=kind,
-            expected=expected_of(str(question["answer"]), evidence, spans=not abstain, abstain=abstain),
+            expected=expected_of(
+                str(question["answer"]), evidence, spans=not abstain, abstain=abstain
+            ),
             metadata=metadata,
         )

@@ -170,7 +170,9 @@ def _dialogue(number: int, data: dict[str, Any], counts: Counter[str]) -> list[T
         counts["session queries"] += len(session["session_eval_query"])
         if introduced == [-1]:
             continue
-        rules = zip(introduced, session["session_regex"], session["session_eval_query"], strict=True)
+        rules = zip(
+            introduced, session["session_regex"], session["session_eval_query"], strict=True
+        )
         for (instruction, _variant), (target, rule), query in rules:
             governing[instruction] = {
                 "id": instruction,

@@ -55,7 +55,9 @@ def test_rounds_carry_their_captions_as_text_when_no_image_is_given(full: Evalua
         "round": "D1:3",
         "images": {"D1:IMG_001": "caption"},
     }
-    assert round_.timestamp is not None and round_.timestamp.isoformat() == "2024-06-17T00:00:00+00:00"
+    assert (
+        round_.timestamp is not None and round_.timestamp.isoformat() == "2024-06-17T00:00:00+00:00"
+    )
 
 
 def test_evidence_is_the_clue_rounds_and_refusals_abstain(full: Evaluation) -> None:
@@ -89,7 +91,10 @@ def test_a_changed_file_is_refused_with_both_digests(
         mem_gallery()
     message = str(refused.value)
     assert "has the pinned size but different bytes" in message
-    assert "the pin expects fb51fad8a80b3610d90eaced0bf01bb2250a7f486a8dc67e8e9eee88a4e55b8e" in message
+    assert (
+        "the pin expects fb51fad8a80b3610d90eaced0bf01bb2250a7f486a8dc67e8e9eee88a4e55b8e"
+        in message
+    )
     import hashlib
 
     assert f"its sha256 is {hashlib.sha256(bytes(raw)).hexdigest()}" in message
@@ -153,7 +158,9 @@ def test_a_text_only_system_reads_captions_and_the_run_records_it(
     images.mkdir()
     for name in ("D1_IMG_001.jpg", "D1_IMG_002.jpg"):
         (images / name).write_bytes(_PNG)
-    captions = memrank.run(memrank.system("bm25"), mem_gallery("smoke", shared_data / "mem-gallery"))
+    captions = memrank.run(
+        memrank.system("bm25"), mem_gallery("smoke", shared_data / "mem-gallery")
+    )
     shown = memrank.run(
         memrank.system("bm25"), mem_gallery("smoke", shared_data / "mem-gallery", images=tmp_path)
     )
@@ -176,7 +183,9 @@ def test_smoke_is_one_question_per_type_and_refusals_score_none(
     )
     result = memrank.run(memrank.system("bm25"), smoke)
     refusal = next(t.id for t in smoke.tasks if t.category == "AR")
-    values = [v for v in result.values if v.task_id == refusal and v.measure == "evidence-recall@10"]
+    values = [
+        v for v in result.values if v.task_id == refusal and v.measure == "evidence-recall@10"
+    ]
     assert values[0].value is None and "abstention task" in values[0].why
     means = {v.measure: v.value for v in result.values if v.task_id is None}
     assert "evidence-recall@10.mean.category-VS" in means
