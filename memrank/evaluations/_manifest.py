@@ -36,7 +36,7 @@ class Manifest:
     """The environment variable naming a folder that holds the files."""
 
 
-def pins(manifest: Manifest) -> list[Pin]:
+def _pins(manifest: Manifest) -> list[Pin]:
     """The pinned files the manifest lists, after its own digest was checked."""
     text = files("memrank.evaluations").joinpath("data", manifest.manifest).read_text()
     listed = []
@@ -55,4 +55,4 @@ def pins(manifest: Manifest) -> list[Pin]:
 
 def load_all(manifest: Manifest, given: str | Path | None) -> list[Material]:
     """Every file the manifest pins, each checked against its sha256 and size."""
-    return [load(pin, given, manifest.variable) for pin in pins(manifest)]
+    return [load(pin, given, manifest.variable) for pin in _pins(manifest)]
