@@ -215,7 +215,11 @@ class _Reader:
                 counts["image rounds"] += bool(turn.get("image_id"))
                 text = f"{speaker}: {turn['user']}\nassistant: {turn['assistant']}"
                 document = self._document(group, session["session_id"], when, turn, text)
-                evidence = EvidenceTurn(id=document.id, session=session["session_id"], text=text)
+                # The round as a text-only reader has it (image ids and captions included),
+                # the same whether or not its images were given as parts.
+                evidence = EvidenceTurn(
+                    id=document.id, session=session["session_id"], text=document.text
+                )
                 rounds[document.id] = (document, evidence)
         context = tuple(document for document, _ in rounds.values())
         return [

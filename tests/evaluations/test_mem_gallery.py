@@ -64,6 +64,9 @@ def test_evidence_is_the_clue_rounds_and_refusals_abstain(full: Evaluation) -> N
     first = _task(full, f"{FIRST}:q1")
     assert first.category == "VS" and first.expected.evidence_doc_ids == ("D1:4",)
     assert first.expected.answers == ("D1:IMG_002",)
+    # the clue round as a text-only reader has it holds the image id: word-match can decide
+    assert "\nimage_id: D1:IMG_002\n[image: " in first.metadata["evidence"][0]["text"]
+    assert first.expected.required_spans == ("D1:IMG_002",)
     refusals = [t for t in full.tasks if t.category == "AR"]
     assert len(refusals) == 184
     assert all(t.expected.abstain and not t.metadata["evidence"] for t in refusals)
