@@ -140,7 +140,8 @@ def mem_gallery(
         chosen = first_per_category(first_groups(chosen, 1), 1)
     elif slice == "mini":
         chosen = first_groups(chosen, 3)
-    made = bundle([m.file for m in materials] + reader.files, chosen)
+    images_read = list({f.name: f for f in reader.files}.values())  # an image shown twice: once
+    made = bundle([m.file for m in materials] + images_read, chosen)
     return Evaluation(
         name="mem-gallery",
         version=f"mem-gallery@v1+{made.sha256[:8]}",
