@@ -159,6 +159,24 @@ EVALUATIONS: tuple[Entry, ...] = (
         needs="BEAM's chats/100K/1 folder (licence unconfirmed: not shipped): downloaded once "
         "to the data dir (MEMRANK_DATA_DIR), or MEMRANK_BEAM_DIR",
     ),
+    Entry(
+        "mem-gallery",
+        "memrank.evaluations.mem_gallery:mem_gallery",
+        "Mem-Gallery (multimodal track): 20 conversations with images, 1,711 questions of 9 "
+        "types (184 abstain); evidence recall over clue rounds; images as captions unless "
+        "MEMRANK_MEM_GALLERY_IMAGES names their folder; slices smoke, mini",
+        needs="Mem-Gallery's 20 dialog files (2.9 MB, MIT): downloaded once to the data dir "
+        "(MEMRANK_DATA_DIR), or MEMRANK_MEM_GALLERY_DIR",
+    ),
+    Entry(
+        "memorycode",
+        "memrank.evaluations.memorycode:memorycode",
+        "MemoryCode (coding track): 360 mentor dialogues of 1 to 100 sessions, 4,182 coding "
+        "tasks; recall of the sessions governing the instructions in force, per length; "
+        "slices smoke, sessions-<count>",
+        needs="MemoryCode's 360 dialogue files (27 MB, Apache-2.0): downloaded once to the "
+        "data dir (MEMRANK_DATA_DIR), or MEMRANK_MEMORYCODE_DIR",
+    ),
 )
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "Content",
     "ContentPart",
     "Document",
+    "IMAGE_CAPTIONS",
     "ImagePart",
     "ImageURL",
     "Memory",
@@ -32,6 +33,7 @@ __all__ = [
     "Retriever",
     "System",
     "TextPart",
+    "image_count",
     "takes_options",
     "text_of",
 ]
@@ -65,11 +67,35 @@ Content = str | tuple[ContentPart, ...]
 """Text, or ordered text and image parts for multimodal tracks."""
 
 
-def text_of(content: Content) -> str:
-    """The text of a content value: the string itself, or its text parts joined by newlines."""
+IMAGE_CAPTIONS = "image_captions"
+"""The metadata key under which a document lists a caption per image part, in order."""
+
+
+def text_of(content: Content, captions: Sequence[str | None] = ()) -> str:
+    """The text of a content value, as a text-only reader gets it: the string itself, or its
+    parts joined by newlines, the i-th image part read as ``[image: <captions[i]>]``.
+
+    An image part without a caption is left out: a text-only reader cannot see it, and a
+    placeholder word would match every other placeholder.
+    """
     if isinstance(content, str):
         return content
-    return "\n".join(part.text for part in content if isinstance(part, TextPart))
+    texts: list[str] = []
+    images = 0
+    for part in content:
+        if isinstance(part, TextPart):
+            texts.append(part.text)
+            continue
+        caption = captions[images] if images < len(captions) else None
+        images += 1
+        if caption:
+            texts.append(f"[image: {caption}]")
+    return "\n".join(texts)
+
+
+def image_count(content: Content) -> int:
+    """How many image parts a content value holds."""
+    return 0 if isinstance(content, str) else sum(isinstance(p, ImagePart) for p in content)
 
 
 class Document(BaseModel):
@@ -89,7 +115,9 @@ class Document(BaseModel):
 
     @property
     def text(self) -> str:
-        return text_of(self.content)
+        """What a text-only system reads: the content's text, each image part as its caption
+        (``metadata["image_captions"]``) where the document gives one."""
+        return text_of(self.content, self.metadata.get(IMAGE_CAPTIONS, ()))
 
 
 class Recall(BaseModel):

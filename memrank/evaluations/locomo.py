@@ -62,7 +62,12 @@ PIN = Pin(
 )
 FILE_VARIABLE = "MEMRANK_LOCOMO_FILE"
 VERSION = f"locomo10@v1+{PIN.sha256[:8]}"
-SLICES = {"smoke": "the first conversation", "mini": "the first 3 conversations"}
+SLICES = {
+    "smoke": "the first conversation",
+    "mini": "the first 3 conversations",
+    "images": "the questions citing an image turn (one that shared an image; its caption is "
+    "in the text): a view for the multimodal track, not a measurement",
+}
 _SLICE_GROUPS = {"smoke": 1, "mini": 3}
 CATEGORIES = {
     "1": "multi-hop (evaluation code) / single-hop (paper order)",
@@ -78,7 +83,8 @@ _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 
 
 def locomo(slice: str | None = None, path: str | Path | None = None) -> Evaluation:
-    """LoCoMo (all 10 conversations), or a slice: ``smoke`` (the first), ``mini`` (the first 3).
+    """LoCoMo (all 10 conversations), or a slice: ``smoke`` (the first), ``mini`` (the first 3),
+    ``images`` (the questions citing an image turn).
 
     ``path`` (or ``MEMRANK_LOCOMO_FILE``) names a copy of ``locomo10.json`` or its folder;
     without one the file is read from, or downloaded to, ``<data dir>/locomo/``.
@@ -86,7 +92,9 @@ def locomo(slice: str | None = None, path: str | Path | None = None) -> Evaluati
     check_slice("locomo", slice, SLICES)
     material = load(PIN, path, FILE_VARIABLE)
     tasks = _tasks(material)
-    if slice is not None:
+    if slice == "images":
+        tasks = _citing_images(material, tasks)
+    elif slice is not None:
         tasks = first_groups(tasks, _SLICE_GROUPS[slice])
     return Evaluation(
         name="locomo",
@@ -118,6 +126,23 @@ def _tasks(material: Material) -> tuple[Task, ...]:
             f"the pinned file holds {_FINGERPRINT['groups']} and {_FINGERPRINT['tasks']}"
         )
     return tasks
+
+
+def _citing_images(material: Material, tasks: tuple[Task, ...]) -> tuple[Task, ...]:
+    """The tasks whose evidence names a turn that shared an image (has a ``blip_caption``)."""
+    shared = {
+        (str(sample["sample_id"]), turn["dia_id"])
+        for sample in orjson.loads(material.raw)
+        for key, turns in sample["conversation"].items()
+        if _SESSION.fullmatch(key)
+        for turn in turns
+        if turn.get("blip_caption")
+    }
+    return tuple(
+        task
+        for task in tasks
+        if any((task.group, i) in shared for i in task.expected.evidence_doc_ids)
+    )
 
 
 def _conversation(sample: dict[str, Any]) -> list[Task]:

@@ -2,6 +2,7 @@
 
 from memrank.measures.bookkeeping import FailureRate, Latency
 from memrank.measures.budget import RecalledWords
+from memrank.measures.code_rules import InstructionsFollowed
 from memrank.measures.demo_score import DemoScore
 from memrank.measures.evidence import (
     EvidenceRecall,
@@ -19,6 +20,7 @@ __all__ = [
     "EvidenceRecall",
     "EvidenceTurn",
     "FailureRate",
+    "InstructionsFollowed",
     "Latency",
     "Means",
     "RankingMeans",

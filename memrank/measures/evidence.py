@@ -4,9 +4,10 @@ An evaluation states each task's evidence in ``task.metadata["evidence"]``: the 
 its document id, its session and its text (``evidence_metadata`` writes it; the system never sees
 task metadata). An evidence turn counts as recalled within the first k documents when one of
 them contains its text (case and runs of whitespace aside) or stands for it by id
-(``metadata["doc_id"]`` for a chunk, else its own id). Containment makes the measure robust to
-chunking and to systems that return records of their own; the id keeps a long turn that a
-system split into chunks findable.
+(``metadata["doc_id"]`` for a chunk, else its own id; or one of ``metadata["doc_ids"]`` for a
+document joined from several whole ones). Containment makes the measure robust to chunking and
+to systems that return records of their own; the id keeps a long turn that a system split into
+chunks findable, and evidence an evaluation names by id alone (whole sessions) findable.
 
 A session counts as recalled when one of the first k documents names it (``metadata
 ["session_id"]``, as the document was returned or as a client attributed it) or contains one
@@ -97,7 +98,7 @@ def session_of(document: Document) -> str | None:
 def first_ranks(turns: Sequence[EvidenceTurn], documents: Sequence[Document]) -> list[int | None]:
     """For each evidence turn, the 1-based rank of the first document holding it, or None."""
     texts = [normalised(d.text) for d in documents]
-    ids = [recalled_doc_id(d) for d in documents]
+    ids = [{recalled_doc_id(d), *(d.metadata or {}).get("doc_ids", ())} for d in documents]
     ranks: list[int | None] = []
     for turn in turns:
         wanted = normalised(turn.text)
@@ -105,8 +106,8 @@ def first_ranks(turns: Sequence[EvidenceTurn], documents: Sequence[Document]) ->
             next(
                 (
                     rank
-                    for rank, (doc_id, text) in enumerate(zip(ids, texts, strict=True), start=1)
-                    if doc_id == turn.id or (wanted and wanted in text)
+                    for rank, (held, text) in enumerate(zip(ids, texts, strict=True), start=1)
+                    if turn.id in held or (wanted and wanted in text)
                 ),
                 None,
             )

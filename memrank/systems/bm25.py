@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.stemming import STEMMER, terms
-from memrank.systems.text import words
+from memrank.systems.text import CaptionsRead, words
 from memrank.systems.ties import descending, tie_keys
 
 __all__ = ["BM25", "BM25Adapter", "BM25Index", "BM25Plain"]
@@ -109,6 +109,7 @@ class BM25Adapter(Memory):
     def __init__(self, k1: float = 1.5, b: float = 0.75, stem: bool = True, seed: int = 0) -> None:
         self.k1, self.b, self.stem, self.seed = k1, b, stem, seed
         self._terms = terms if stem else words
+        self._captions = CaptionsRead()
         self._clear()
 
     def _clear(self) -> None:
@@ -120,6 +121,7 @@ class BM25Adapter(Memory):
         self._clear()
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         self._documents.extend(documents)
         self._keys = np.concatenate([self._keys, tie_keys((d.id for d in documents), self.seed)])
         self._index.add([self._terms(d.text) for d in documents])
@@ -145,6 +147,7 @@ class BM25Adapter(Memory):
             "words": "lower-cased alphanumeric tokens, stopwords dropped"
             + (f", stemmed: {STEMMER}" if self.stem else ", not stemmed"),
             "ties": f"pseudo-random by document id (blake2b, seed {self.seed})",
+            **self._captions.components(),
         }
 
 

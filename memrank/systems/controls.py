@@ -15,6 +15,7 @@ from datetime import datetime
 
 from memrank.errors import UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.systems.text import CaptionsRead
 
 __all__ = [
     "FixedContext",
@@ -53,11 +54,13 @@ class _Told(Memory):
 
     def __init__(self) -> None:
         self._documents: list[Document] = []
+        self._captions = CaptionsRead()
 
     def prepare(self, isolation_unit: str) -> None:
         self._documents = []
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         self._documents.extend(documents)
 
     def cleanup(self) -> None:
@@ -67,18 +70,16 @@ class _Told(Memory):
         return f"{len(self._documents)} document(s)"
 
 
-def _joined(control: str, texts: list[str], budget: int | None) -> Recall:
-    """The texts as one document, unranked, with the budget they were held to declared."""
+def _joined(control: str, texts: list[str], whole: list[str], budget: int | None) -> Recall:
+    """The texts as one document, unranked, with the budget they were held to declared; its
+    ``doc_ids`` name the documents it holds whole, so evidence named by id is found in it."""
     if not texts:
         return Recall(declared={"control": control, "budget_words": budget, "words": 0})
     content = "\n".join(texts)
     spent = len(content.split())
+    metadata = {"messages": len(texts), "words": spent, "doc_ids": whole}
     return Recall(
-        documents=(
-            Document(
-                id=control, content=content, metadata={"messages": len(texts), "words": spent}
-            ),
-        ),
+        documents=(Document(id=control, content=content, metadata=metadata),),
         declared={"control": control, "budget_words": budget, "words": spent},
     )
 
@@ -91,7 +92,11 @@ class FullContextAdapter(_Told):
     def retrieve(
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
     ) -> Recall:
-        return _joined("full-context", [d.text for d in self._documents], None)
+        told = self._documents
+        return _joined("full-context", [d.text for d in told], [d.id for d in told], None)
+
+    def components(self) -> dict[str, str]:
+        return self._captions.components()
 
 
 class FixedContextAdapter(_Told):
@@ -110,6 +115,7 @@ class FixedContextAdapter(_Told):
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
     ) -> Recall:
         kept: list[str] = []
+        whole: list[str] = []
         room = self.budget_words
         for document in reversed(self._documents):
             size = len(document.text.split())
@@ -118,11 +124,15 @@ class FixedContextAdapter(_Told):
                     kept.append(" ".join(document.text.split()[-room:]))
                 break
             kept.append(document.text)
+            whole.append(document.id)
             room -= size
-        return _joined("fixed-context", kept[::-1], self.budget_words)
+        return _joined("fixed-context", kept[::-1], whole[::-1], self.budget_words)
 
     def components(self) -> dict[str, str]:
-        return {"budget": f"{self.budget_words} words: the most recent messages that fit"}
+        return {
+            "budget": f"{self.budget_words} words: the most recent messages that fit",
+            **self._captions.components(),
+        }
 
 
 class RandomAdapter(_Told):

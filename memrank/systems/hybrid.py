@@ -32,7 +32,7 @@ from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.bm25 import BM25Index
 from memrank.systems.dense import DIMENSIONS, MiniLM, require_dense
 from memrank.systems.stemming import STEMMER, terms
-from memrank.systems.text import words
+from memrank.systems.text import CaptionsRead, words
 from memrank.systems.ties import descending, tie_keys
 
 __all__ = ["DenseLexical", "Hybrid", "HybridAdapter", "split_words"]
@@ -96,6 +96,7 @@ class DenseLexical(Memory):
         self.k1, self.b, self.stem, self.seed = k1, b, stem, seed
         self._terms = terms if stem else words
         self._embedder = MiniLM(batch_size)
+        self._captions = CaptionsRead()
         self._clear()
 
     def _clear(self) -> None:
@@ -109,6 +110,7 @@ class DenseLexical(Memory):
         self._clear()
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         units = [
             unit
             for document in documents
@@ -159,6 +161,7 @@ class DenseLexical(Memory):
             "units": f"one per message; longer than {self.chunk_words} words: chunks of "
             f"{self.chunk_words} words overlapping by {self.overlap_words}",
             "ties": f"pseudo-random by unit id (blake2b, seed {self.seed})",
+            **self._captions.components(),
         }
 
 

@@ -1,10 +1,18 @@
-"""Tokenising shared by the shipped lexical systems."""
+"""Tokenising shared by the shipped lexical systems, and how they read images: as captions.
+
+Every shipped in-process system reads text only. A document's image parts reach it as their
+captions (``Document.text``); ``CaptionsRead`` counts the image parts it was told, so the run
+records, in the system's components, that it read captions where images were given.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["STOPWORDS", "words"]
+from memrank.system import Document, image_count
+
+__all__ = ["STOPWORDS", "CaptionsRead", "words"]
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -97,3 +105,22 @@ STOPWORDS = frozenset(
 def words(text: str) -> list[str]:
     """Lower-cased alphanumeric tokens longer than one character, stopwords removed."""
     return [w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS]
+
+
+class CaptionsRead:
+    """The image parts a text-only system was told, each read as its caption (or not at all)."""
+
+    def __init__(self) -> None:
+        self.images = 0
+
+    def told(self, documents: Sequence[Document]) -> None:
+        self.images += sum(image_count(d.content) for d in documents)
+
+    def components(self) -> dict[str, str]:
+        """``{"images": ...}`` once an image part was told, else nothing."""
+        if not self.images:
+            return {}
+        return {
+            "images": f"text-only: {self.images} image part(s) read as their caption text "
+            "(left out where a document gives no caption)"
+        }

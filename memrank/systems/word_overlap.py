@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.text import words
+from memrank.systems.text import CaptionsRead, words
 
 __all__ = ["WordOverlap", "WordOverlapAdapter"]
 
@@ -27,11 +27,13 @@ class WordOverlapAdapter(Memory):
 
     def __init__(self) -> None:
         self._documents: list[tuple[Document, frozenset[str]]] = []
+        self._captions = CaptionsRead()
 
     def prepare(self, isolation_unit: str) -> None:
         self._documents = []
 
     def ingest(self, documents: Sequence[Document]) -> None:
+        self._captions.told(documents)
         self._documents.extend((d, frozenset(words(d.text))) for d in documents)
 
     def retrieve(
@@ -54,6 +56,9 @@ class WordOverlapAdapter(Memory):
 
     def state_fingerprint(self) -> str:
         return f"{len(self._documents)} document(s)"
+
+    def components(self) -> dict[str, str]:
+        return self._captions.components()
 
 
 def _tie_breaker(query: str, text: str) -> bytes:

@@ -105,3 +105,13 @@ def test_slices_by_name(data_dir: Path) -> None:
     ]
     with pytest.raises(UsageError, match="has no slice 'tiny'; its slices are smoke: the first"):
         locomo("tiny")
+
+
+def test_the_image_slice_holds_the_questions_citing_an_image_turn(shared_data: Path) -> None:
+    view = locomo("images", path=shared_data / "locomo")
+    assert view.slice == "images" and view.version == "locomo10@v1+79fa87e9"
+    counts = Counter(task.category for task in view.tasks)
+    assert counts == {"1": 201, "2": 157, "3": 55, "4": 288, "5": 160}
+    turns = {d.id: d for d in view.tasks[0].context}
+    first = view.tasks[0]
+    assert any("[shares " in turns[i].text for i in first.expected.evidence_doc_ids)

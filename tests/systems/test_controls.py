@@ -22,6 +22,7 @@ def test_full_context_is_everything_in_order_as_one_document() -> None:
     (document,) = recall.documents
     assert document.text.splitlines() == [f"message {i} has five words" for i in range(6)]
     assert recall.declared == {"control": "full-context", "budget_words": None, "words": 30}
+    assert document.metadata["doc_ids"] == [f"d{i}" for i in range(6)]
 
 
 def test_fixed_context_keeps_the_most_recent_within_its_budget() -> None:
@@ -29,8 +30,10 @@ def test_fixed_context_keeps_the_most_recent_within_its_budget() -> None:
     (document,) = recall.documents
     assert document.text.splitlines() == ["message 4 has five words", "message 5 has five words"]
     assert recall.declared == {"control": "fixed-context", "budget_words": 12, "words": 10}
+    assert document.metadata["doc_ids"] == ["d4", "d5"]
     cut = _told(FixedContext(budget_words=3)).retrieve("anything", k=1, user_id="unit")
     assert cut.documents[0].text == "has five words"  # a last message too long alone: its tail
+    assert cut.documents[0].metadata["doc_ids"] == []  # held in part, so it stands for none
     with pytest.raises(UsageError):
         FixedContext(budget_words=0)
 
