@@ -16,8 +16,8 @@ from memrank._apply import apply, with_bookkeeping
 from memrank._clock import now_utc
 from memrank._drive import Observer, drive
 from memrank._refusal import refusal, unreadable
-from memrank.errors import MeasureRefused, UsageError
 from memrank.budget import hold_traces
+from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation
 from memrank.measure import Measure, binary_names
 from memrank.provenance import capture

@@ -9,8 +9,8 @@ from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
 from memrank.cli.keys import keys_group
 from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
-from memrank.cli.merge import merge_command
 from memrank.cli.measure import measure_command
+from memrank.cli.merge import merge_command
 from memrank.cli.pair import pair_command
 from memrank.cli.publish import (
     approve_command,
