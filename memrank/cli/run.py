@@ -117,9 +117,7 @@ def run_command(
     )
     staged: list[AnswerStage] = []
 
-    def answering_stage(
-        evaluation: Evaluation, kind: str
-    ) -> tuple[AnswerStage | None, Evaluation]:
+    def answering_stage(evaluation: Evaluation, kind: str) -> tuple[AnswerStage | None, Evaluation]:
         stage, chosen = plan(AnswerOptions(**answering), evaluation, kind)
         if stage is not None:
             from memrank.answer import estimate

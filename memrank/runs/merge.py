@@ -85,7 +85,9 @@ def _shard_of(result: Result, source: str) -> tuple[str | None, Shard]:
             "results of `memrank run ... --shard I/N`"
         )
     if result.refusal is not None:
-        raise MergeRefused(f"{source}: the run was refused ({result.refusal}); run that shard again")
+        raise MergeRefused(
+            f"{source}: the run was refused ({result.refusal}); run that shard again"
+        )
     return found
 
 

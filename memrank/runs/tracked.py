@@ -109,9 +109,7 @@ def resume_command(record: RunRecord) -> str:
     more = [f"--option {shlex.quote(option)}" for option in record.options]
     if record.shard:
         more.append(f"--shard {record.shard}")
-    return " ".join(
-        ["memrank run", record.target, record.evaluation, *more, "--resume", record.id]
-    )
+    return " ".join(["memrank run", record.target, record.evaluation, *more, "--resume", record.id])
 
 
 def _shard_text(request: Request) -> str | None:

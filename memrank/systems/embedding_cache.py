@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memrank.errors import UsageError
-from memrank.userdirs import user_cache_dir
+from memrank._cachedir import user_cache_dir
 
 __all__ = ["CACHE_VARIABLE", "EmbeddingCache", "cache_for", "text_key"]
 
