@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from memrank._cachedir import user_cache_dir
 from memrank.errors import DatasetMismatch, DatasetMissing
 from memrank.evaluation import BundleFile, DatasetBundle, Task, question_counts
-from memrank.userdirs import user_cache_dir
 
 __all__ = [
     "DATA_DIR_VARIABLE",

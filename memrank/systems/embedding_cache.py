@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from memrank.errors import UsageError
 from memrank._cachedir import user_cache_dir
+from memrank.errors import UsageError
 
 __all__ = ["CACHE_VARIABLE", "EmbeddingCache", "cache_for", "text_key"]
 
