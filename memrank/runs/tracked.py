@@ -19,6 +19,7 @@ from memrank.result import Result
 from memrank.runs.journal import Journal
 from memrank.runs.progress import Progress
 from memrank.runs.registry import (
+    HOME_VARIABLE,
     JOURNAL,
     RESULT,
     RunRecord,
@@ -27,6 +28,7 @@ from memrank.runs.registry import (
     find,
     new_run_id,
     run_folder,
+    runs_dir,
     save_record,
 )
 from memrank.runs.summary import headline
@@ -63,6 +65,9 @@ def run_tracked(
     """
     if request.save is not None:
         check_writable(request.save, option="--save")
+    check_writable(
+        runs_dir(), option=f"the run registry (move it with {HOME_VARIABLE})", folder=True
+    )
     record = _record(request, run_id, resume)
     folder = run_folder(record.id)
     record = save_record(
