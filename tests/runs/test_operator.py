@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memrank.result import Result
 from memrank.runs.registry import RunState, find
 from tests.runs.conftest import memrank_cli, memrank_here
 
@@ -45,6 +46,8 @@ def test_submit_watch_ls_show(home: Path, tmp_path: Path) -> None:
     assert fields["result"] == str(home / "runs" / run_id / "result.json")
     assert fields["headline"] == "demo-score 0.8000"
     assert saved.is_file()
+    again = memrank_here("runs", "show", run_id, "--result")
+    assert again.stdout.endswith(str(Result.load(saved)) + "\n")
 
 
 def test_kill_stops_a_running_submission(home: Path, locomo_file: Path) -> None:
