@@ -23,6 +23,7 @@ __all__ = ["Observer", "UnitOutcome", "clearing_record", "drive"]
 
 _MESSAGE_CAP = 2000
 _NOTHING_DECLARED = Declared()  # shared: most systems declare nothing, and it is frozen
+_RANKED = frozenset({Step.RETRIEVE, Step.RANK})
 
 
 class UnitOutcome(NamedTuple):
@@ -212,11 +213,11 @@ def _ask(
         clock = tick()
         returned = call()
         took = elapsed_ms(clock)
-        if step in (Step.RETRIEVE, Step.RANK):
+        if step in _RANKED:
             recalled = _checked_recall(returned, k, step)
         else:
             answered = _checked_answer(returned, step)
-        timings = {**timings, step.value: took}
+        timings = {**timings, step: took}  # a StrEnum: the step's name as a key
         declared = _declared(system)
     except Exception as exc:  # noqa: BLE001 - one trace per task, always
         return _trace(task, given, started, timings, error=_failure(step, exc))

@@ -35,7 +35,12 @@ def drive_units(
         return [run_unit(unit) for unit in units]
     from concurrent.futures import ThreadPoolExecutor  # only runs that go concurrent pay for it
 
-    with ThreadPoolExecutor(
+    pool = ThreadPoolExecutor(
         max_workers=min(concurrency, len(units)), thread_name_prefix="memrank-unit"
-    ) as pool:
+    )
+    try:
         return list(pool.map(run_unit, units))
+    finally:
+        # On Ctrl-C the units not yet started are dropped rather than run to the end; those
+        # in flight finish (their traces are journaled) before the interrupt goes on.
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -65,13 +65,15 @@ def run(
             provenance=capture(evaluation),
         )
     assert isinstance(system, System)
-    collecting = gc.isenabled()
-    gc.disable()  # traces are acyclic; the cyclic collector only costs time while they pile up
+    # Everything alive now (the evaluation, its documents) is set aside from the cyclic
+    # collector while the run adds its traces: it would walk all of it again and again for
+    # nothing. The collector still runs for what the run makes, so a long run of a service
+    # client that leaves reference cycles behind does not grow without bound.
+    gc.freeze()
     try:
         traces, clearing = drive(system, evaluation, concurrency, observer)
     finally:
-        if collecting:
-            gc.enable()
+        gc.unfreeze()
     traces = hold_traces(traces, evaluation.budget)
     if answer is not None:
         traces = answer.answer(traces)

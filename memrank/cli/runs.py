@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memrank.errors import UsageError
+
 if TYPE_CHECKING:
     from memrank.runs.registry import RunRecord
 
@@ -141,7 +143,8 @@ def ls_command() -> None:
 
 @runs_group.command("show")
 @click.argument("run_id", metavar="ID")
-def show_command(run_id: str) -> None:
+@click.option("--result", "with_result", is_flag=True, help="Then print its result again.")
+def show_command(run_id: str, with_result: bool) -> None:
     """The full record of run ID: state, where it ran, exit code, files, approval."""
     from memrank.runs.registry import (
         JOURNAL,
@@ -185,6 +188,13 @@ def show_command(run_id: str) -> None:
         fields.append(("resume", resume_command(record)))
     for name, value in fields:
         click.echo(f"{name + ':':<12}{value}")
+    if with_result:
+        from memrank.result import Result
+
+        if not (folder / RESULT).is_file():
+            raise UsageError(f"run {record.id} is {record.state.value} and has no result yet")
+        click.echo("")
+        click.echo(str(Result.load(folder / RESULT)))
 
 
 @click.command("kill")

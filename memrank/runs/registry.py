@@ -30,6 +30,7 @@ __all__ = [
     "tasks_done",
     "new_run_id",
     "run_folder",
+    "runs_dir",
     "save_record",
 ]
 

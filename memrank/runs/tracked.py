@@ -22,6 +22,7 @@ from memrank.result import Result
 from memrank.runs.journal import Journal
 from memrank.runs.progress import Progress
 from memrank.runs.registry import (
+    HOME_VARIABLE,
     JOURNAL,
     RESULT,
     RunRecord,
@@ -30,6 +31,7 @@ from memrank.runs.registry import (
     find,
     new_run_id,
     run_folder,
+    runs_dir,
     save_record,
 )
 from memrank.runs.shards import Shard, shard_of
@@ -78,6 +80,9 @@ def run_tracked(
     """
     if request.save is not None:
         check_writable(request.save, option="--save")
+    check_writable(
+        runs_dir(), option=f"the run registry (move it with {HOME_VARIABLE})", folder=True
+    )
     record = _record(request, run_id, resume)
     folder = run_folder(record.id)
     record = save_record(
@@ -93,12 +98,13 @@ def run_tracked(
             answering=answering,
         )
     except KeyboardInterrupt:
-        raise _stopped(record) from None
+        raise _stopped(find(record.id)) from None
     except MemrankError as exc:
-        save_record(_ended(record, RunState.FAILED, exc.exit_code, error=exc.message))
+        save_record(_ended(find(record.id), RunState.FAILED, exc.exit_code, error=exc.message))
         raise
     except Exception as exc:
-        save_record(_ended(record, RunState.FAILED, 1, error=f"{type(exc).__name__}: {exc}"))
+        error = f"{type(exc).__name__}: {exc}"
+        save_record(_ended(find(record.id), RunState.FAILED, 1, error=error))
         raise
     return result, record
 
@@ -249,13 +255,13 @@ def _ended(record: RunRecord, state: RunState, exit_code: int, **more: object) -
 
 
 def _stopped(record: RunRecord) -> Interrupted:
+    """Record the run as interrupted; the error says what it kept and how to resume."""
     from memrank.runs.journal import read_journal
 
-    kept = (
-        read_journal(run_folder(record.id) / JOURNAL).tasks_done
-        if (run_folder(record.id) / JOURNAL).is_file()
-        else 0
-    )
+    try:
+        kept = read_journal(run_folder(record.id) / JOURNAL).tasks_done
+    except UsageError:  # stopped before its journal had a header: nothing was kept
+        kept = 0
     save_record(_ended(record, RunState.INTERRUPTED, 130, error="interrupted"))
     total = f" of {record.tasks}" if record.tasks else ""
     return Interrupted(

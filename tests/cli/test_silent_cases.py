@@ -79,3 +79,27 @@ def test_an_unwritable_output_is_refused_before_the_work(
     assert code == 2, output
     assert "cannot be written" in output and str(blocked) in output
     assert "Traceback" not in output
+
+
+def test_attest_into_an_unwritable_artifacts_folder_is_refused_before_signing(
+    tmp_path: Path,
+) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    import memrank
+
+    run = memrank.run(memrank.system("word-overlap"), memrank.evaluation("demo"))
+    saved = run.save(tmp_path / "run.json")
+    pem = Ed25519PrivateKey.generate().private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    blocked = tmp_path / "a-file"
+    blocked.write_text("in the way")
+    code, output = _invoke(
+        "attest", str(saved), "--track", "textual", "--division", "open-source",
+        "--artifacts", str(blocked / "artifacts"),
+        env={"MEMRANK_SIGNING_KEY": pem.decode()},
+    )  # fmt: skip
+    assert code == 2, output
+    assert f"--artifacts {blocked / 'artifacts'}: cannot be written" in output

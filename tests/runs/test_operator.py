@@ -7,6 +7,9 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
+from memrank.result import Result
 from memrank.runs.registry import RunState, find
 from tests.runs.conftest import memrank_cli, memrank_here
 
@@ -43,6 +46,8 @@ def test_submit_watch_ls_show(home: Path, tmp_path: Path) -> None:
     assert fields["result"] == str(home / "runs" / run_id / "result.json")
     assert fields["headline"] == "demo-score 0.8000"
     assert saved.is_file()
+    again = memrank_here("runs", "show", run_id, "--result")
+    assert again.stdout.endswith(str(Result.load(saved)) + "\n")
 
 
 def test_kill_stops_a_running_submission(home: Path, locomo_file: Path) -> None:
@@ -71,7 +76,7 @@ def test_watch_and_show_refuse_an_unknown_id() -> None:
         assert done.returncode == 2 and "no run 'nope'" in done.stderr, done.stderr
 
 
-def test_targets_show_marks_each_variable_it_needs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_targets_show_marks_each_variable_it_needs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HINDSIGHT_API_URL", "http://127.0.0.1:9")
     monkeypatch.delenv("HINDSIGHT_API_KEY", raising=False)
     shown = memrank_here("targets", "show", "hindsight")
@@ -90,3 +95,14 @@ def test_on_none_is_for_a_system_already_running() -> None:
     done = memrank_here("run", "word-overlap", "demo", "--on", "none")
     assert done.returncode == 2
     assert "--on none: word-overlap runs inside memrank" in done.stderr
+
+
+def test_a_registry_that_cannot_be_written_is_refused_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("in the way")
+    monkeypatch.setenv("MEMRANK_HOME", str(blocked / "home"))
+    done = memrank_here("run", "word-overlap", "demo")
+    assert done.returncode == 2
+    assert "the run registry (move it with MEMRANK_HOME)" in done.stderr

@@ -3,6 +3,7 @@ uninterrupted run gives."""
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from pathlib import Path
@@ -68,6 +69,7 @@ def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
     [record] = all_records()
     assert record.state is RunState.INTERRUPTED
     assert f"resume with: memrank run bm25 locomo --resume {record.id}" in stderr
+    assert re.search(r"kept \d+ of 1986 task\(s\) in its journal", stderr), stderr
     assert "Traceback" not in stderr
 
     resumed = memrank_cli("run", "bm25", "locomo", "--resume", record.id, "--save", str(saved))
