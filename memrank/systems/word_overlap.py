@@ -39,13 +39,18 @@ class WordOverlapAdapter(Memory):
     def retrieve(
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
     ) -> Recall:
-        wanted = frozenset(words(text_of(query)))
         asked = text_of(query)
-        scored = [
-            (len(wanted & held), _tie_breaker(asked, document.text), position)
-            for position, (document, held) in enumerate(self._documents)
+        wanted = frozenset(words(asked))
+        shared = [
+            (len(wanted & held), position) for position, (_, held) in enumerate(self._documents)
         ]
-        ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:k]
+        # only documents that share a word are ranked, so only they need a tie-breaking key
+        scored = [
+            (score, _tie_breaker(asked, self._documents[position][0].text), position)
+            for score, position in shared
+            if score > 0
+        ]
+        ranked = sorted(scored, key=lambda s: (-s[0], s[1]))[:k]
         return Recall(
             documents=tuple(self._documents[position][0] for _, _, position in ranked),
             declared={"shared_words": [score for score, _, _ in ranked]},
