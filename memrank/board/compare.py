@@ -144,7 +144,7 @@ def _comparisons(
             continue
         difference = float(reading.differences[k, m])
         p_value = _p(reading.p_values[k, m])
-        verdict = "not separated"
+        verdict = "tie"
         if p_value is not None and p_value < LEVEL and difference != 0:
             verdict = "better" if (difference > 0) == higher else "worse"
         value = reading.headlines[other].value.value

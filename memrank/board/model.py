@@ -195,7 +195,7 @@ class Comparison(BaseModel):
     p_value: float | None
     """None where no test is possible (no task both decided)."""
     verdict: str
-    """``better``, ``worse`` (the other, at the 5% level) or ``not separated``."""
+    """``better`` or ``worse`` (the other, at the 5% level), or ``tie`` (not separated)."""
 
 
 class CategoryRow(BaseModel):

@@ -136,6 +136,7 @@ def _label(name: str) -> str:
 
 
 FILTERS: dict[str, Callable[..., str]] = {
+    "beside": urls.beside,
     "text": isolated,
     "plain": plain,
     "short": short,

@@ -109,19 +109,15 @@ def matrix(page: EvaluationPage) -> bytes:
     higher = page.column.direction is Direction.HIGHER
     paths: dict[str, list[str]] = {"better": [], "worse": [], "tie": [], "self": []}
     for i in range(n):
-        for j in range(n):
-            if i == j:
-                kind = "self"
-            elif (
-                (p := page.p_values[i][j]) is not None and p < LEVEL and page.differences[i][j] != 0
-            ):
-                # differences[i][j] is row j minus row i: a higher j is worse for row i.
-                kind = "worse" if (page.differences[i][j] > 0) == higher else "better"
-            else:
-                kind = "tie"
-            paths[kind].append(
-                f"M{left + j * cell:.1f} {top + i * cell:.1f}h{cell:.1f}v{cell:.1f}h-{cell:.1f}z"
-            )
+        # Columns are in rank order, so a row's verdicts come in a few runs: one rectangle
+        # per run keeps the file near one segment per row, not one per pair.
+        kinds = [_verdict(page, i, j, higher) for j in range(n)]
+        start = 0
+        for j in range(1, n + 1):
+            if j == n or kinds[j] != kinds[start]:
+                x, y, w = left + start * cell, top + i * cell, (j - start) * cell
+                paths[kinds[start]].append(f"M{x:.1f} {y:.1f}h{w:.1f}v{cell:.1f}h-{w:.1f}z")
+                start = j
     column = page.column
     lines = _open(
         width,
@@ -146,3 +142,14 @@ def matrix(page: EvaluationPage) -> bytes:
     )
     lines.append("</svg>")
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _verdict(page: EvaluationPage, i: int, j: int, higher: bool) -> str:
+    """Row ``i`` against column ``j``: self, better, worse or tie."""
+    if i == j:
+        return "self"
+    p, difference = page.p_values[i][j], page.differences[i][j]
+    if p is None or p >= LEVEL or difference == 0:
+        return "tie"
+    # differences[i][j] is row j minus row i: a better j leaves row i worse.
+    return "worse" if (difference > 0) == higher else "better"

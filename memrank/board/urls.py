@@ -9,6 +9,7 @@ URL, and from disk. Artifact text never reaches a path unchanged: names pass thr
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "ROBOTS",
     "SITEMAP",
     "TRUST",
+    "beside",
     "doc",
     "envelope",
     "href",
@@ -102,6 +104,12 @@ def doc(name: str) -> str:
 
 def static(name: str) -> str:
     return f"static/{name}"
+
+
+def beside(target: str, page: str) -> str:
+    """The shortest link from the page at ``page`` to ``target`` (``../<id16>/index.html``
+    between two run pages), for lists that hold a link per run."""
+    return posixpath.relpath(target, posixpath.dirname(page))
 
 
 def href(page: str, target: str) -> str:

@@ -63,9 +63,13 @@ def test_filtering_by_division_counts_and_keeps_the_state_in_the_url(
         assert page.url.endswith("?division=open-source")
         page.get_by_label("Search").fill("nocontext")
         assert systems(page) == [NONE]
-        page.get_by_role("button", name="Clear filters").click()
+        sort_by(page, "system")
+        page.get_by_role("button", name="Clear filters and sorting").click()
         page.wait_for_function("document.location.search === ''")
+        # Clearing resets the sort too: back to the ranked table as built.
         assert systems(page) == [FULL, WORD, NONE]
+        assert page.locator("th[data-key=rank]").get_attribute("aria-sort") == "ascending"
+        assert page.locator("th[data-key=system]").get_attribute("aria-sort") is None
         assert watched.problems == []
 
 

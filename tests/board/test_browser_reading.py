@@ -174,3 +174,18 @@ def test_with_javascript_off_the_ranked_table_shows_its_intervals(
         )
         assert page.locator("#categories tbody tr").count() == 4
     assert watched.problems == []
+
+
+def test_a_run_page_s_value_table_keeps_its_cells_in_line(chromium: Browser, site: str) -> None:
+    with browse(chromium) as watched:
+        page = watched.page
+        page.goto(site + "textual/notes/index.html")
+        page.locator("#categories tbody a").first.click()
+        cells = page.locator("#values-heading ~ .table-scroll tbody tr").first.locator("th, td")
+        tops = cells.evaluate_all("all => all.map(c => c.getBoundingClientRect().top)")
+        assert len(tops) == 5 and len(set(tops)) == 1
+        assert cells.last.evaluate("c => getComputedStyle(c).display") == "table-cell"
+        # The value the table showed is at the top, with its rank.
+        assert page.locator(".headline-value .big").inner_text() == "1.000"
+        assert "rank 1–3 of 4" in page.locator(".headline-value").inner_text()
+    assert watched.problems == []

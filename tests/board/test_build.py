@@ -50,7 +50,7 @@ def test_rows_are_ranked_by_paired_tests_and_tied_where_no_test_separates(board:
     # The rank and the run page's comparisons come from the same all-pairs test.
     word = next(r for r in board.runs if r.path == textual.rows[1].cells[1].run)
     assert [(c.other.system, c.verdict) for c in word.comparisons] == [
-        ("FullContextAdapter", "not separated"),
+        ("FullContextAdapter", "tie"),
         ("NoContextAdapter", "worse"),
     ]
 
