@@ -21,8 +21,8 @@ def test_every_system_constructs_by_name_with_its_options() -> None:
     assert memrank.system("fixed-context", budget_words=100).components() == {
         "budget": "100 words: the most recent messages that fit"
     }
-    assert memrank.system("hybrid-invmem", seeds=3).components()["expansion"].startswith(
-        "top 3 fused"
+    assert (
+        memrank.system("hybrid-invmem", seeds=3).components()["expansion"].startswith("top 3 fused")
     )
     assert memrank.system("hybrid", neighbour_weight=0.0).components()["expansion"] == "none"
 
