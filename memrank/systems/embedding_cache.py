@@ -3,7 +3,7 @@
 One SQLite file per model (``<cache dir>/embeddings/<model>.sqlite3``) maps the sha256 of a
 text (a document or a query) to its vector. Where: ``MEMRANK_EMBEDDING_CACHE`` when set (a folder; ``off`` turns the
 cache off), else ``memrank/embeddings`` in the user's cache directory. SQLite makes every store
-one transaction (a crash leaves the file as it was before it) and lets several processes read
+one transaction (a crash leaves the file whole, at worst without its last stores) and lets several processes read
 and write the same file at once (write-ahead log, waits of up to 60 s for a lock). A vector is
 only a function of the model and the text, so a key names it for good and entries are never
 replaced.
