@@ -106,6 +106,10 @@ class Measure:
     decider: ClassVar[Decider]
     produces: ClassVar[tuple[str, ...]] = ()
     """The value names it produces when they are not just ``name``."""
+    binary: ClassVar[tuple[str, ...]] = ()
+    """The value names that are 0 or 1 by construction (a hit, a match): read side by side with
+    a test for binary outcomes. Every other value name is read as continuous; the type is
+    declared here, never guessed from the values."""
 
     def names(self) -> tuple[str, ...]:
         """Every value name this measure produces."""

@@ -17,16 +17,9 @@ from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measure import Value
 from memrank.result import Result, SystemRecord
-from memrank.stats import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    Bootstrap,
-    McNemar,
-    check_draws,
-    paired_test,
-)
+from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
-__all__ = ["CAUTION", "CLOSING", "Flip", "LeftOut", "MeasureReading", "Paired", "paired"]
+__all__ = ["CAUTION", "CLOSING", "Flip", "LeftOut", "MeasureReading", "Paired", "Table", "paired"]
 
 Closing = Literal[
     "A gap is a gap. Nothing above says which system is better; that depends on what\n"
@@ -34,7 +27,7 @@ Closing = Literal[
 ]
 CLOSING: Closing = get_args(Closing)[0]
 """The fixed last line of every reading."""
-CAUTION = "too few discordant tasks to characterise the gap"
+CAUTION = "too few tasks differ to characterise the gap"
 FEW_DISCORDANT = 10
 """Below this many differing tasks the reading says so instead of characterising the gap."""
 
@@ -59,13 +52,27 @@ class LeftOut(BaseModel):
     """Which side had no number, and that side's reason."""
 
 
+class Table(BaseModel):
+    """A binary measure's 2x2 counts over the paired tasks."""
+
+    model_config = FROZEN
+    both: int
+    """Tasks valued 1 on both sides."""
+    neither: int
+    """Tasks valued 0 on both sides."""
+    only_a: int
+    """Tasks valued 1 by A and 0 by B."""
+    only_b: int
+    """Tasks valued 0 by A and 1 by B."""
+
+
 class MeasureReading(BaseModel):
     """One task-scope measure read side by side over the tasks both results valued."""
 
     model_config = FROZEN
     measure: str
     kind: Literal["binary", "continuous"] | None
-    """binary when every paired value is 0 or 1; None when no task could be paired."""
+    """As the measure declares it (recorded on the result); None when no task could be paired."""
     paired: int
     """Tasks valued by both results."""
     mean_a: float | None
@@ -75,16 +82,16 @@ class MeasureReading(BaseModel):
     """mean B minus mean A: a gap, not a verdict."""
     discordant: int
     """Paired tasks whose values differ."""
-    mcnemar: McNemar | None = None
-    """The 2x2 counts and McNemar's exact p, for a binary measure."""
-    bootstrap: Bootstrap | None = None
-    """The cluster-bootstrap interval of the gap, for a continuous measure."""
+    table: Table | None = None
+    """The 2x2 counts, for a binary measure."""
+    test: ClusteredReading | None = None
+    """The cluster-aware test and 95% interval of the gap (memrank.stats.paired_reading)."""
     flipped: tuple[Flip, ...] = ()
     """Every paired task whose value differs, in A's task order."""
     left_out: tuple[LeftOut, ...] = ()
     """Tasks both ran whose value is None (or missing) on a side, so not paired."""
     caution: str | None = None
-    """Set when fewer than 10 paired tasks differ."""
+    """Why to lean on the reading less: few clusters, or fewer than 10 paired tasks differ."""
 
 
 class Paired(BaseModel):
@@ -110,21 +117,19 @@ class Paired(BaseModel):
         return _layout(self)
 
 
-def paired(
-    a: Result, b: Result, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
-) -> Paired:
+def paired(a: Result, b: Result) -> Paired:
     """Read results ``a`` and ``b`` of the same evaluation side by side, task by task.
 
     Refused (``PairingRefused``) unless both are of the same evaluation at the same version
-    and neither run was refused. Only task-scope values pair; ``resamples`` and ``seed`` drive
-    the cluster bootstrap of continuous measures (the same seed gives the same interval).
+    and neither run was refused. Only task-scope values pair. Each measure is tested as its
+    measure declares it (binary or continuous), with clusters from the tasks' groups.
     """
     _check_pairable(a, b)
-    check_draws(resamples, seed)
     values_a, values_b = _task_values(a, "A"), _task_values(b, "B")
     tasks_a, tasks_b = _task_ids(a), _task_ids(b)
     shared = [task for task in tasks_a if task in tasks_b]
     clusters = {**_groups(b), **_groups(a)}
+    binary = set(a.evaluation.binary) & set(b.evaluation.binary)
     readings = []
     for measure, held_a in values_a.items():
         if measure in values_b:
@@ -132,7 +137,7 @@ def paired(
             # A task neither side valued is not this measure's business (its scope skips it).
             candidates = [task for task in shared if task in held_a or task in held_b]
             readings.append(
-                _read(measure, candidates, held_a, held_b, clusters, resamples=resamples, seed=seed)
+                _read(measure, candidates, held_a, held_b, clusters, binary=measure in binary)
             )
     return Paired(
         evaluation=a.evaluation.name,
@@ -204,8 +209,7 @@ def _read(
     held_b: dict[str, Value],
     clusters: dict[str, str | None],
     *,
-    resamples: int,
-    seed: int,
+    binary: bool,
 ) -> MeasureReading:
     tasks: list[str] = []
     left_out: list[LeftOut] = []
@@ -229,22 +233,33 @@ def _read(
         )
     a = np.array([held_a[task].value for task in tasks], dtype=float)
     b = np.array([held_b[task].value for task in tasks], dtype=float)
-    test = paired_test(a, b, [clusters.get(task) for task in tasks], resamples=resamples, seed=seed)
+    codes = cluster_codes([clusters.get(task) for task in tasks])
+    test = paired_reading(a, b, codes, binary=binary)
     differ = np.flatnonzero(a != b)
-    mean_a, mean_b = float(a.mean()), float(b.mean())
+    few = CAUTION if len(differ) < FEW_DISCORDANT else None
     return MeasureReading(
         measure=measure,
-        kind="binary" if isinstance(test, McNemar) else "continuous",
+        kind="binary" if binary else "continuous",
         paired=len(tasks),
-        mean_a=mean_a,
-        mean_b=mean_b,
-        gap=mean_b - mean_a,
+        mean_a=test.mean_a,
+        mean_b=test.mean_b,
+        gap=test.difference,
         discordant=len(differ),
-        mcnemar=test if isinstance(test, McNemar) else None,
-        bootstrap=test if isinstance(test, Bootstrap) else None,
+        table=_table(a, b) if binary else None,
+        test=test,
         flipped=tuple(Flip(task_id=tasks[i], was=a[i], now=b[i]) for i in differ),
         left_out=tuple(left_out),
-        caution=CAUTION if len(differ) < FEW_DISCORDANT else None,
+        caution="; ".join(c for c in (test.caution, few) if c) or None,
+    )
+
+
+def _table(a: np.ndarray, b: np.ndarray) -> Table:
+    a_one, b_one = a == 1, b == 1
+    return Table(
+        both=int(np.sum(a_one & b_one)),
+        neither=int(np.sum(~a_one & ~b_one)),
+        only_a=int(np.sum(a_one & ~b_one)),
+        only_b=int(np.sum(~a_one & b_one)),
     )
 
 
@@ -288,20 +303,17 @@ def _measure_lines(r: MeasureReading) -> list[str]:
             "  nothing to compare: every task both ran was left out",
         ]
     else:
-        counted = "discordant" if r.mcnemar is not None else "differ"
+        counted = "discordant" if r.kind == "binary" else "differ"
         lines = [
             f"{r.measure} ({r.kind}, {r.paired} paired task(s))",
             f"  mean A {r.mean_a:.3f}   mean B {r.mean_b:.3f}   gap {_signed(r.gap)}   "
             f"{r.discordant} {counted}",
         ]
-    if r.mcnemar is not None:
-        m = r.mcnemar
-        lines.append(
-            f"  both {m.both}  neither {m.neither}  only A {m.only_a}  only B {m.only_b}  "
-            f"McNemar exact p = {m.p:.3g}"
-        )
-    if r.bootstrap is not None:
-        lines.append(_interval_line(r.bootstrap))
+    if r.table is not None:
+        t = r.table
+        lines.append(f"  both {t.both}  neither {t.neither}  only A {t.only_a}  only B {t.only_b}")
+    if r.test is not None:
+        lines += _test_lines(r.test)
     shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
     lines += [
         f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}" for f in r.flipped
@@ -312,17 +324,17 @@ def _measure_lines(r: MeasureReading) -> list[str]:
     return lines
 
 
-def _interval_line(bootstrap: Bootstrap) -> str:
-    if bootstrap.low is None or bootstrap.high is None:
-        return (
-            "  95% interval of the gap: none -- every paired task is in one cluster, "
-            "so resampling whole clusters has nothing to vary"
+def _test_lines(test: ClusteredReading) -> list[str]:
+    p = "none" if test.p_value is None else f"{test.p_value:.3g}"
+    lines = [f"  {test.method} over {test.n_clusters} cluster(s): p = {p}"]
+    if test.low is None or test.high is None:
+        lines.append("  95% interval of the gap: none -- every paired task is in one cluster")
+    else:
+        lines.append(
+            f"  95% interval of the gap [{_signed(test.low)}, {_signed(test.high)}]  "
+            f"CR2, t with {test.n_clusters - 1} df"
         )
-    return (
-        f"  95% interval of the gap [{_signed(bootstrap.low)}, {_signed(bootstrap.high)}]  "
-        f"percentile, {bootstrap.resamples} resamples of {bootstrap.clusters} clusters, "
-        f"seed {bootstrap.seed}"
-    )
+    return lines
 
 
 def _signed(number: float | None) -> str:

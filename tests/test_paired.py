@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 
 import numpy as np
 import pytest
+from scipy.stats import t as t_distribution
 
 import memrank
 from memrank import Decider, Evaluation, Measure, Paired, Result, Scope, Task, Trace, Value
 from memrank.errors import PairingRefused, UsageError
 from memrank.paired import CAUTION, CLOSING
 from memrank.result import EvaluationRecord, SystemRecord
-from memrank.stats import cluster_bootstrap
 from memrank.systems import NoContext, WordOverlap
 from tests.conftest import SpyMemory
 
@@ -23,11 +23,13 @@ demo at memrank-demo@v1+def0
 
 word-match (binary, 5 paired task(s))
   mean A 0.800   mean B 0.200   gap -0.600   3 discordant
-  both 1  neither 1  only A 3  only B 0  McNemar exact p = 0.25
+  both 1  neither 1  only A 3  only B 0
+  exact cluster sign-flip test over 1 cluster(s): p = 1
+  95% interval of the gap: none -- every paired task is in one cluster
   flipped: q_job  1.0 -> 0.0
   flipped: q_animal  1.0 -> 0.0
   flipped: q_visit  1.0 -> 0.0
-  caution: too few discordant tasks to characterise the gap
+  caution: only 1 cluster: a test needs at least 2 independent clusters, so no gap here can be told from chance; too few tasks differ to characterise the gap
 
 A gap is a gap. Nothing above says which system is better; that depends on what
 you are buying, and these numbers do not know what that is."""
@@ -50,23 +52,26 @@ def test_the_spec_reading(mine: Result, control: Result) -> None:
     assert word_match.measure == "word-match" and word_match.kind == "binary"
     assert (word_match.mean_a, word_match.mean_b) == (0.8, 0.2)
     assert word_match.gap == pytest.approx(-0.6)
-    assert word_match.mcnemar is not None and word_match.mcnemar.p == 0.25
+    # the demo's five questions are about one person: one cluster, so no test can separate
+    assert word_match.test is not None and word_match.test.p_value == 1.0
+    assert word_match.test.n_clusters == 1 and word_match.test.low is None
     assert [f.task_id for f in word_match.flipped] == ["q_job", "q_animal", "q_visit"]
-    assert word_match.caution == CAUTION and reading.notice == CLOSING
+    assert word_match.caution is not None and word_match.caution.endswith(CAUTION)
+    assert reading.notice == CLOSING
 
 
 def test_the_reading_round_trips_through_json(mine: Result, control: Result) -> None:
     reading = memrank.paired(mine, control)
     loaded = Paired.model_validate_json(reading.model_dump_json())
     assert loaded == reading and str(loaded) == SPEC_READING
-    assert loaded.measures[0].mcnemar is not None and loaded.measures[0].mcnemar.only_a == 3
+    assert loaded.measures[0].table is not None and loaded.measures[0].table.only_a == 3
 
 
 def test_the_reading_reads_from_b_to_a_as_well(mine: Result, control: Result) -> None:
     (word_match,) = memrank.paired(control, mine).measures
     assert word_match.gap == pytest.approx(0.6)
-    assert word_match.mcnemar is not None
-    assert (word_match.mcnemar.only_a, word_match.mcnemar.only_b) == (0, 3)
+    assert word_match.table is not None
+    assert (word_match.table.only_a, word_match.table.only_b) == (0, 3)
     assert [(f.was, f.now) for f in word_match.flipped] == [(0.0, 1.0)] * 3
 
 
@@ -145,9 +150,9 @@ def test_a_continuous_measure_in_one_cluster_has_no_interval(mine: Result, contr
         memrank.measure(control, QuestionWordsRecalled()),
     )
     share = next(m for m in reading.measures if m.measure == "question-words")
-    assert share.kind == "continuous" and share.mcnemar is None
-    assert share.bootstrap is not None and share.bootstrap.clusters == 1
-    assert share.bootstrap.low is None
+    assert share.kind == "continuous" and share.table is None
+    assert share.test is not None and share.test.n_clusters == 1
+    assert share.test.low is None and share.test.p_value is None
     assert "question-words (continuous, 5 paired task(s))" in str(reading)
     assert "95% interval of the gap: none -- every paired task is in one cluster" in str(reading)
 
@@ -194,25 +199,33 @@ def _synthetic_pair(seed: int) -> tuple[Result, Result, dict[str, str | None]]:
     return a, b, groups
 
 
-def test_a_continuous_reading_resamples_task_groups_whole() -> None:
+def test_a_continuous_reading_uses_the_cluster_robust_interval() -> None:
     a, b, groups = _synthetic_pair(1)
-    reading = memrank.paired(a, b, resamples=3000, seed=5)
+    reading = memrank.paired(a, b)
     (score,) = reading.measures
-    assert score.kind == "continuous" and score.paired == 81 and score.caution is None
+    assert score.kind == "continuous" and score.paired == 81 and score.table is None
     before = np.array([v.value for v in a.values], dtype=float)
     after = np.array([v.value for v in b.values], dtype=float)
-    expected = cluster_bootstrap(after - before, list(groups.values()), resamples=3000, seed=5)
-    assert score.bootstrap == expected and expected.clusters == 21
+    test = score.test
+    assert test is not None and test.n_clusters == 21 and test.method.startswith("cluster-robust")
     assert score.gap == pytest.approx(float(np.mean(after - before)))
-    assert expected.low is not None and expected.high is not None
-    line = (
-        f"  95% interval of the gap [{expected.low:+.3f}, {expected.high:+.3f}]  "
-        "percentile, 3000 resamples of 21 clusters, seed 5"
-    )
+    # an independent CR2 for a mean: cluster residual sums over sqrt(1 - n_g / N), t(20)
+    difference = after - before
+    names = [g if g is not None else t for t, g in groups.items()]
+    residual = {g: 0.0 for g in names}
+    size = {g: 0 for g in names}
+    for g, d in zip(names, difference, strict=True):
+        residual[g] += d - difference.mean()
+        size[g] += 1
+    n = len(difference)
+    se = np.sqrt(sum(residual[g] ** 2 / (1 - size[g] / n) for g in residual)) / n
+    half = t_distribution.ppf(0.975, 20) * se
+    assert test.low == pytest.approx(difference.mean() - half, abs=1e-12)
+    assert test.high == pytest.approx(difference.mean() + half, abs=1e-12)
+    assert test.p_value == pytest.approx(2 * t_distribution.sf(difference.mean() / se, 20))
+    line = f"  95% interval of the gap [{test.low:+.3f}, {test.high:+.3f}]  CR2, t with 20 df"
     assert line in str(reading)
     assert len(score.flipped) == 81 and "  flipped: t0  " in str(reading)
-    assert memrank.paired(a, b, resamples=3000, seed=5) == reading
-    assert memrank.paired(a, b, resamples=3000, seed=6) != reading
 
 
 def test_a_task_valued_on_one_side_only_is_left_out() -> None:
@@ -236,11 +249,6 @@ def test_two_values_for_one_task_are_refused() -> None:
     doubled = b.model_copy(update={"values": b.values + b.values[:1]})
     with pytest.raises(PairingRefused, match="result B holds more than one 'score' value"):
         memrank.paired(a, doubled)
-
-
-def test_resamples_below_the_floor_are_refused(mine: Result, control: Result) -> None:
-    with pytest.raises(UsageError, match="resamples=10"):
-        memrank.paired(mine, control, resamples=10)
 
 
 def test_evaluations_without_shared_task_measures_say_so() -> None:

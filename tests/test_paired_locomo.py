@@ -5,6 +5,7 @@ The material comes from the ``shared_data`` fixture (tests/conftest.py).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -29,7 +30,7 @@ from memrank import (
     Trace,
     Value,
 )
-from memrank.stats import cluster_bootstrap
+from memrank.stats import paired_reading
 from memrank.system import Content
 from memrank.systems import WordOverlap
 
@@ -141,32 +142,48 @@ def test_word_match_on_locomo_agrees_with_an_independent_count(
     tasks = [t.task.id for t in overlap.traces]
     a, b = _column(overlap, "word-match", tasks), _column(latest, "word-match", tasks)
     only_a, only_b = int(np.sum((a == 1) & (b == 0))), int(np.sum((a == 0) & (b == 1)))
-    table = word_match.mcnemar
+    table = word_match.table
     assert table is not None and (table.only_a, table.only_b) == (only_a, only_b)
     assert table.both + table.neither + only_a + only_b == 1542
     assert only_a > 10 and only_b > 10  # both retrievers win somewhere: a real two-way split
-    assert abs(table.p - binomtest(min(only_a, only_b), only_a + only_b, 0.5).pvalue) <= 1e-12
-    assert word_match.discordant == only_a + only_b and word_match.caution is None
+    # the ten conversations are the clusters: every one of the 2^10 ways to swap A and B
+    # within whole conversations, enumerated one by one
+    groups = [t.task.group for t in overlap.traces]
+    sums = [float(np.sum((b - a)[[g == name for g in groups]])) for name in sorted(set(groups))]
+    swaps = list(itertools.product((1, -1), repeat=len(sums)))
+    extreme = sum(abs(np.dot(s, sums)) >= abs(sum(sums)) for s in swaps)
+    test = word_match.test
+    assert test is not None and test.method == "exact cluster sign-flip test"
+    assert test.n_clusters == 10 and abs(test.p_value - extreme / len(swaps)) <= 1e-9
+    # pretending the 1,542 questions are independent makes the split look far less likely
+    assert binomtest(min(only_a, only_b), only_a + only_b, 0.5).pvalue < test.p_value / 100
+    assert "exact cluster sign-flip test over 10 cluster(s)" in str(reading)
+    assert word_match.discordant == only_a + only_b
+    assert "only 10 clusters" in (word_match.caution or "")
     assert word_match.gap == pytest.approx(b.mean() - a.mean())
 
 
-def test_answer_words_on_locomo_resample_the_ten_conversations(
+def test_answer_words_on_locomo_use_the_ten_conversations(
     results: tuple[Result, Result],
 ) -> None:
     overlap, latest = results
-    reading = memrank.paired(overlap, latest, seed=3)
+    reading = memrank.paired(overlap, latest)
     words = next(m for m in reading.measures if m.measure == "answer-words")
-    assert words.kind == "continuous" and words.bootstrap is not None
-    assert words.bootstrap.clusters == 10 and words.bootstrap.seed == 3
+    assert words.kind == "continuous" and words.test is not None
+    assert words.test.n_clusters == 10
     tasks = [t.task.id for t in overlap.traces]
     differences = _column(latest, "answer-words", tasks) - _column(overlap, "answer-words", tasks)
     assert words.gap == pytest.approx(differences.mean())
-    one_by_one = cluster_bootstrap(differences, [None] * len(tasks), seed=3)
-    low, high = words.bootstrap.low, words.bootstrap.high
-    assert low is not None and high is not None and one_by_one.low is not None
-    assert one_by_one.high is not None
+    one_by_one = paired_reading(
+        _column(overlap, "answer-words", tasks),
+        _column(latest, "answer-words", tasks),
+        np.arange(len(tasks)),
+        binary=False,
+    )
+    low, high = words.test.low, words.test.high
+    assert low is not None and high is not None
+    assert one_by_one.low is not None and one_by_one.high is not None
     assert low < words.gap < high
-    # Questions about one conversation share its sessions: resampling the ten conversations
-    # whole gives a wider interval than pretending the 1,542 questions are independent.
+    # Questions about one conversation share its sessions: the ten conversations give a wider
+    # interval than pretending the 1,542 questions are independent.
     assert high - low > one_by_one.high - one_by_one.low
-    assert memrank.paired(overlap, latest, seed=3) == reading

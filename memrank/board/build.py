@@ -12,6 +12,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+import numpy as np
+
 from memrank.artifacts import Division, Root, VerifiedRun
 from memrank.board import urls
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
@@ -21,7 +23,7 @@ from memrank.board.pairs import pair_pages
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
 from memrank.provenance import Evidence
-from memrank.stats import tie_aware_ranks
+from memrank.stats import cluster_codes, pairwise_p_values, tie_aware_ranks
 
 __all__ = ["build_board", "source_date"]
 
@@ -279,28 +281,36 @@ def _overall(track: TrackConfig, headlines: list[Value | None]) -> Value | None:
 
 
 def _ranks(column: Column, runs: Sequence[VerifiedRun | None]) -> list[int | None]:
-    """1 + rows significantly higher on the column (lower, where lower is better), from
-    task-by-task paired tests.
+    """1 + rows significantly better on the column, from the same cluster-aware paired tests
+    a paired reading uses (memrank.stats).
 
     Rows whose headline is one whole-run number (or has no decided value) have nothing to
     pair, so they are not ranked.
     """
-    sign = 1.0 if column.direction is Direction.HIGHER else -1.0
     positions: list[int] = []
     rows: list[dict[str, float]] = []
-    clusters: dict[str, str | None] = {}
+    groups: dict[str, str | None] = {}
+    binary = True
     for position, run in enumerate(runs):
         if run is None:
             continue
         _, units = _unit_values(run, column.measure)
         if units:
             positions.append(position)
-            # tie_aware_ranks counts rows significantly *higher*; lower-is-better flips signs.
-            rows.append({unit: sign * value for unit, value in units.items()})
-            clusters.update({trace.task.id: trace.task.group for trace in run.result.traces})
+            rows.append(units)
+            groups.update({trace.task.id: trace.task.group for trace in run.result.traces})
+            binary = binary and column.measure in run.result.evaluation.binary
     ranks: list[int | None] = [None] * len(runs)
-    for position, rank in zip(positions, tie_aware_ranks(rows, clusters), strict=True):
-        ranks[position] = rank
+    if not rows:
+        return ranks
+    keys = list(dict.fromkeys(key for row in rows for key in row))
+    matrix = np.array([[row.get(key, np.nan) for key in keys] for row in rows], dtype=float)
+    codes = cluster_codes([groups.get(key) for key in keys])
+    p_values = pairwise_p_values(matrix, codes, binary=binary)
+    means = np.nanmean(matrix, axis=1)
+    higher = column.direction is Direction.HIGHER
+    for position, rank in zip(positions, tie_aware_ranks(means, p_values, higher), strict=True):
+        ranks[position] = rank.best
     return ranks
 
 

@@ -10,29 +10,11 @@ from memrank.errors import PairingRefused
 
 __all__ = ["pair_command"]
 
-# memrank.paired's defaults, written out so the command line starts without importing numpy;
-# a test holds them equal to memrank.stats.DEFAULT_RESAMPLES and DEFAULT_SEED.
-RESAMPLES, SEED = 10_000, 0
-
 
 @click.command("pair")
 @click.argument("path_a", metavar="RESULT_A", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("path_b", metavar="RESULT_B", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--resamples",
-    type=int,
-    default=RESAMPLES,
-    show_default=True,
-    help="Cluster-bootstrap resamples for continuous measures (at least 1000).",
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=SEED,
-    show_default=True,
-    help="Bootstrap seed; same seed, same interval.",
-)
-def pair_command(path_a: Path, path_b: Path, resamples: int, seed: int) -> None:
+def pair_command(path_a: Path, path_b: Path) -> None:
     """Print the paired reading of two saved results of the same evaluation.
 
     RESULT_A and RESULT_B are result files (`memrank run ... --save`); the gap is B minus A.
@@ -44,7 +26,7 @@ def pair_command(path_a: Path, path_b: Path, resamples: int, seed: int) -> None:
 
     a, b = Result.load(path_a), Result.load(path_b)
     try:
-        reading = paired(a, b, resamples=resamples, seed=seed)
+        reading = paired(a, b)
     except PairingRefused as refused:
         raise PairingRefused(f"{path_a} (A) and {path_b} (B): {refused.message}") from None
     click.echo(str(reading))

@@ -26,6 +26,7 @@ class WordMatch(Measure):
     """1.0 when every required span appears (case-insensitive) in some recalled document."""
 
     name, scope, reads, decider = "word-match", Scope.TASK, ("recalled",), Decider.RULE
+    binary = ("word-match",)
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
         return [self._one(trace) for trace in traces]

@@ -42,7 +42,7 @@ def test_rows_are_ranked_by_paired_tests_and_tied_where_no_test_separates(board:
     ]
     # The rank is memrank.stats' own: the same paired test the pair page reports.
     notes_pairs = [p for p in board.pairs if p.reading.evaluation == "notes"]
-    significant = [p for p in notes_pairs if p.reading.measures[0].mcnemar.p < 0.05]
+    significant = [p for p in notes_pairs if (p.reading.measures[0].test.p_value or 1) < 0.05]
     assert len(significant) == 2
 
 

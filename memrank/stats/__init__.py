@@ -1,0 +1,35 @@
+"""Paired tests and intervals that respect clusters, and tie-aware ranks (numpy only).
+
+``memrank.paired`` and the board both use these, so a rank on the board and the paired reading
+behind it come from the same test. Columnar: columns of values per task, NaN where absent, and
+an integer cluster index per task. docs/methodology.md says which test applies when, and why.
+"""
+
+from memrank.stats.clustered import (
+    FEW_CLUSTERS,
+    LEVEL,
+    ClusteredReading,
+    MeanInterval,
+    cluster_codes,
+    mean_interval,
+    paired_reading,
+    pairwise_p_values,
+)
+from memrank.stats.kernels import EXACT_MAX_CLUSTERS
+from memrank.stats.mcnemar import mcnemar_exact
+from memrank.stats.ranks import RankRange, tie_aware_ranks
+
+__all__ = [
+    "EXACT_MAX_CLUSTERS",
+    "FEW_CLUSTERS",
+    "LEVEL",
+    "ClusteredReading",
+    "MeanInterval",
+    "RankRange",
+    "cluster_codes",
+    "mcnemar_exact",
+    "mean_interval",
+    "paired_reading",
+    "pairwise_p_values",
+    "tie_aware_ranks",
+]

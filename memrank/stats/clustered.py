@@ -1,0 +1,318 @@
+"""Paired readings, intervals and the pairwise p matrix, on columns of numbers with clusters.
+
+Columnar and numpy only: a column is one value per task (NaN where the task has no value), and
+``clusters`` gives each task its cluster index (tasks that share state share a cluster; a task
+without one is its own, see ``cluster_codes``). The test is chosen by the measure's declared type
+(``binary``), never guessed from the values; ``kernels`` says which test applies when.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from pydantic import BaseModel
+
+from memrank._types import FROZEN
+from memrank.errors import UsageError
+from memrank.stats import kernels
+from memrank.stats.kernels import CR2_T, binary_method, binary_p, continuous_p, cr2
+
+__all__ = [
+    "FEW_CLUSTERS",
+    "LEVEL",
+    "ClusteredReading",
+    "MeanInterval",
+    "cluster_codes",
+    "mean_interval",
+    "paired_reading",
+    "pairwise_p_values",
+]
+
+LEVEL = 0.05
+"""The significance level of ranks; the intervals are the matching 95%."""
+FEW_CLUSTERS = 30
+"""Below this many clusters a reading carries a caution: the evidence is that many units."""
+_CELLS_PER_CHUNK = 2_000_000
+"""Pair x task (or pair x cluster) cells held at a time by ``pairwise_p_values``: memory stays
+bounded however many runs and tasks."""
+_BINARY_NAMES = (kernels.EXACT_MCNEMAR, kernels.SIGN_FLIP, kernels.CLUSTERED_MCNEMAR)
+
+
+class ClusteredReading(BaseModel):
+    """One measure of two systems read side by side over the tasks both valued."""
+
+    model_config = FROZEN
+    method: str
+    """The test that gave ``p_value``, by name (the interval is always CR2 with t(G-1))."""
+    n_tasks: int
+    """Tasks both sides valued."""
+    n_clusters: int
+    """Clusters holding at least one of them: the independent units the test rests on."""
+    mean_a: float | None
+    """A's mean over the paired tasks; None when none paired."""
+    mean_b: float | None
+    difference: float | None
+    """mean B minus mean A."""
+    low: float | None
+    """Lower end of the 95% interval of the difference (CR2, t(G-1)); None below 2 clusters."""
+    high: float | None
+    p_value: float | None
+    """Two-sided p of no difference; None when it cannot be computed (continuous, < 2 clusters)."""
+    caution: str | None = None
+    """Why to lean on this reading less: few clusters, or none to compare."""
+
+
+class MeanInterval(BaseModel):
+    """One system's mean of one measure, with a 95% interval that respects the clusters."""
+
+    model_config = FROZEN
+    mean: float | None
+    """The mean over the tasks with a value; None when none has one."""
+    low: float | None
+    """CR2 / t(G-1) lower end; None below 2 clusters."""
+    high: float | None
+    method: str
+    n_clusters: int
+
+
+def cluster_codes(groups: Sequence[str | None]) -> np.ndarray:
+    """0..G-1 per task: named groups in sorted order, then each ungrouped task on its own."""
+    named = {name: code for code, name in enumerate(sorted({g for g in groups if g is not None}))}
+    codes = np.empty(len(groups), dtype=np.intp)
+    next_code = len(named)
+    for i, group in enumerate(groups):
+        if group is None:
+            codes[i] = next_code
+            next_code += 1
+        else:
+            codes[i] = named[group]
+    return codes
+
+
+def paired_reading(
+    a: np.ndarray | Sequence[float],
+    b: np.ndarray | Sequence[float],
+    clusters: np.ndarray | Sequence[int],
+    *,
+    binary: bool,
+    seed: int = 0,
+) -> ClusteredReading:
+    """Read column ``b`` against column ``a`` (aligned by task) with the cluster-aware test.
+
+    Tasks with NaN on either side are left out. ``seed`` is accepted for callers written
+    against drawing methods; every method here is exact or closed-form, so nothing is drawn
+    and the reading does not depend on it.
+    """
+    del seed  # deterministic methods: see the docstring
+    x, y, codes = _aligned(a, b, clusters, binary=binary)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    x, y, codes = x[keep], y[keep], codes[keep]
+    if not len(x):
+        return ClusteredReading(
+            method=_method_name(binary, np.zeros((1, 0))),
+            n_tasks=0,
+            n_clusters=0,
+            mean_a=None,
+            mean_b=None,
+            difference=None,
+            low=None,
+            high=None,
+            p_value=None,
+            caution="no task was valued by both sides, so there is nothing to compare",
+        )
+    difference = y - x
+    groups = int(codes.max()) + 1
+    sums = np.bincount(codes, weights=difference, minlength=groups)[None, :]
+    counts = np.bincount(codes, minlength=groups)[None, :]
+    interval = cr2(sums, counts)
+    if binary:
+        p = binary_p(
+            sums, counts, np.array([(difference < 0).sum()]), np.array([(difference > 0).sum()])
+        )
+    else:
+        p = continuous_p(interval)
+    n_clusters = int(interval.clusters[0])
+    return ClusteredReading(
+        method=_method_name(binary, counts),
+        n_tasks=len(x),
+        n_clusters=n_clusters,
+        mean_a=float(x.mean()),
+        mean_b=float(y.mean()),
+        difference=float(interval.mean[0]),
+        low=_number(interval.low[0]),
+        high=_number(interval.high[0]),
+        p_value=_number(p[0]),
+        caution=_caution(n_clusters, int(counts.max()), len(x), binary),
+    )
+
+
+def mean_interval(
+    x: np.ndarray | Sequence[float], clusters: np.ndarray | Sequence[int]
+) -> MeanInterval:
+    """One column's mean (NaN left out) with its CR2 / t(G-1) 95% interval."""
+    values, _, codes = _aligned(x, x, clusters, binary=False)
+    keep = ~np.isnan(values)
+    values, codes = values[keep], codes[keep]
+    if not len(values):
+        return MeanInterval(mean=None, low=None, high=None, method=CR2_T, n_clusters=0)
+    groups = int(codes.max()) + 1
+    interval = cr2(
+        np.bincount(codes, weights=values, minlength=groups)[None, :],
+        np.bincount(codes, minlength=groups)[None, :],
+    )
+    return MeanInterval(
+        mean=float(interval.mean[0]),
+        low=_number(interval.low[0]),
+        high=_number(interval.high[0]),
+        method="CR2 cluster-robust interval, t with G-1 df",
+        n_clusters=int(interval.clusters[0]),
+    )
+
+
+def pairwise_p_values(
+    matrix: np.ndarray, clusters: np.ndarray | Sequence[int], *, binary: bool
+) -> np.ndarray:
+    """Every pair of rows (runs) compared on the columns (tasks) both valued: an R x R matrix of
+    two-sided p, symmetric, NaN on the diagonal and where no test is possible.
+
+    The same kernels as ``paired_reading``, so ``p[i, j]`` is the p of
+    ``paired_reading(matrix[i], matrix[j], clusters, binary=binary)``.
+    """
+    values = np.asarray(matrix, dtype=float)
+    if values.ndim != 2:
+        raise UsageError(f"pairwise_p_values needs a runs x tasks matrix; got shape {values.shape}")
+    rows, tasks = values.shape
+    codes = _codes(clusters, tasks)
+    if binary:
+        _check_binary(values)
+    p = np.full((rows, rows), np.nan)
+    if rows < 2 or tasks == 0:
+        return p
+    valid = ~np.isnan(values)
+    filled = np.where(valid, values, 0.0)
+    pieces = _by_cluster if rows * rows * len(np.unique(codes)) <= _CELLS_PER_CHUNK else _by_pair
+    for i, j, sums, counts, only_a, only_b in pieces(filled, valid, codes):
+        if binary:
+            chunk = binary_p(sums, counts, only_a, only_b)
+            chunk = np.where(counts.sum(axis=1) > 0, chunk, np.nan)
+        else:
+            chunk = continuous_p(cr2(sums, counts))
+        p[i, j] = chunk
+        p[j, i] = chunk
+    return p
+
+
+_Pieces = Iterator[tuple[np.ndarray, ...]]
+
+
+def _by_cluster(filled: np.ndarray, valid: np.ndarray, codes: np.ndarray) -> _Pieces:
+    """Every pair at once, from products of row blocks per cluster: few clusters, any rows.
+
+    For rows i and j and cluster g, the sum of (x_j - x_i) over the tasks both valued is
+    sum x_j v_i - sum x_i v_j, an entry of V_g X_g^T minus its transpose (x is 0 where absent).
+    """
+    rows = len(filled)
+    clusters = np.unique(codes)
+    sums = np.empty((rows, rows, len(clusters)))
+    counts = np.empty((rows, rows, len(clusters)))
+    only_a, only_b = np.zeros((rows, rows)), np.zeros((rows, rows))
+    for position, cluster in enumerate(clusters):
+        x, v = filled[:, codes == cluster], valid[:, codes == cluster].astype(float)
+        held = v @ x.T  # [i, j]: sum of x_j over tasks i valued
+        sums[:, :, position] = held - held.T
+        counts[:, :, position] = v @ v.T
+        both_one = x @ x.T
+        only_b += held - both_one  # j is 1 where i is 0 (binary columns)
+        only_a += held.T - both_one
+    i, j = np.triu_indices(rows, 1)
+    yield i, j, sums[i, j], np.rint(counts[i, j]).astype(np.int64), only_a[i, j], only_b[i, j]
+
+
+def _by_pair(filled: np.ndarray, valid: np.ndarray, codes: np.ndarray) -> _Pieces:
+    """Pairs in chunks, each pair's differences summed per cluster: for many clusters (up to one
+    per task), where a rows x rows x clusters block would not fit."""
+    order = np.argsort(codes, kind="stable")  # each cluster's tasks side by side, for reduceat
+    filled, valid = filled[:, order], valid[:, order]
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    first, second = np.triu_indices(len(filled), 1)
+    step = max(1, _CELLS_PER_CHUNK // filled.shape[1])
+    for start in range(0, len(first), step):
+        i, j = first[start : start + step], second[start : start + step]
+        both = valid[i] & valid[j]
+        difference = (filled[j] - filled[i]) * both
+        yield (
+            i,
+            j,
+            np.add.reduceat(difference, starts, axis=1),
+            np.add.reduceat(both.astype(np.int64), starts, axis=1),
+            (difference < 0).sum(axis=1),
+            (difference > 0).sum(axis=1),
+        )
+
+
+def _aligned(
+    a: np.ndarray | Sequence[float],
+    b: np.ndarray | Sequence[float],
+    clusters: np.ndarray | Sequence[int],
+    *,
+    binary: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise UsageError(
+            f"a paired reading needs two aligned columns; got shapes {x.shape} and {y.shape}"
+        )
+    codes = _codes(clusters, len(x))
+    if binary:
+        _check_binary(np.concatenate([x, y]))
+    return x, y, codes
+
+
+def _codes(clusters: np.ndarray | Sequence[int], tasks: int) -> np.ndarray:
+    codes = np.asarray(clusters)
+    if codes.shape != (tasks,) or (tasks and not np.issubdtype(codes.dtype, np.integer)):
+        raise UsageError(
+            f"clusters must be one integer cluster index per task ({tasks}); got "
+            f"{codes.dtype} of shape {codes.shape} (cluster_codes turns group names into them)"
+        )
+    if tasks and codes.min() < 0:
+        raise UsageError("clusters must be non-negative cluster indices")
+    return codes.astype(np.intp)
+
+
+def _check_binary(values: np.ndarray) -> None:
+    held = values[~np.isnan(values)]
+    odd = held[(held != 0) & (held != 1)]
+    if len(odd):
+        raise UsageError(
+            f"the measure is declared binary but holds {float(odd[0])}; a binary measure's values "
+            "are 0 or 1 (read it with binary=False)"
+        )
+
+
+def _method_name(binary: bool, counts: np.ndarray) -> str:
+    if not binary:
+        return CR2_T
+    return _BINARY_NAMES[int(binary_method(counts)[0])]
+
+
+def _caution(clusters: int, largest: int, tasks: int, binary: bool) -> str | None:
+    if clusters < 2:
+        return (
+            f"only {clusters} cluster: a test needs at least 2 independent clusters, so no "
+            "gap here can be told from chance"
+        )
+    if largest <= 1 or clusters >= FEW_CLUSTERS:
+        return None
+    note = (
+        f"only {clusters} clusters: tasks in a cluster move together, so this rests on "
+        f"{clusters} independent units, not {tasks} tasks"
+    )
+    if binary and clusters <= kernels.EXACT_MAX_CLUSTERS and 2.0 / 2**clusters >= LEVEL:
+        note += f"; with {clusters} clusters no split can reach p < {LEVEL}"
+    return note
+
+
+def _number(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)

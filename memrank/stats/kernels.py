@@ -1,0 +1,151 @@
+"""The tests and intervals, as kernels over cluster sums: one pair or twenty thousand at once.
+
+Every kernel takes, per comparison (a row), the per-cluster sum of the paired differences ``S``
+and the per-cluster count of paired tasks ``n`` (shape pairs x clusters; a cluster with no paired
+task has n = 0). A reading of one pair and a board's matrix of all pairs call the same kernels,
+so a rank and the reading behind it cannot disagree.
+
+Which test (docs/methodology.md has the references):
+
+- binary measure, every cluster a single task: McNemar's exact test;
+- binary, at most ``EXACT_MAX_CLUSTERS`` clusters: the exact sign-flip (randomisation) test over
+  cluster sums; its statistic is Durkalski's clustered McNemar, (sum S)^2 / sum S^2, and its
+  reference distribution is every one of the 2^G ways to swap A and B within whole clusters;
+- binary, more clusters: Durkalski's clustered McNemar against chi-square(1);
+- continuous measure: a t-test of the mean difference with the CR2 (bias-reduced) cluster-robust
+  standard error against t(G - 1);
+- the 95% interval of the mean difference, for either type: CR2 with t(G - 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memrank.stats._dist import chi2_1_sf, t_quantile, t_two_sided_p
+from memrank.stats.mcnemar import mcnemar_exact_many
+
+__all__ = [
+    "CLUSTERED_MCNEMAR",
+    "CR2_T",
+    "EXACT_MAX_CLUSTERS",
+    "EXACT_MCNEMAR",
+    "SIGN_FLIP",
+    "Interval",
+    "binary_p",
+    "binary_method",
+    "cr2",
+    "continuous_p",
+]
+
+EXACT_MAX_CLUSTERS = 16
+"""Up to this many clusters the binary test enumerates all 2^G sign patterns (at most 32,768
+after the symmetry halving); beyond it the chi-square reference is accurate."""
+_CELLS_PER_CHUNK = 4_000_000
+"""Pattern x pair products evaluated at a time, so memory stays bounded for a whole board."""
+
+EXACT_MCNEMAR = "McNemar exact test"
+SIGN_FLIP = "exact cluster sign-flip test"
+CLUSTERED_MCNEMAR = "clustered McNemar test (Durkalski), chi-square 1 df"
+CR2_T = "cluster-robust t-test (CR2, t with G-1 df)"
+
+
+class Interval:
+    """The CR2 reading of the mean difference, per row: mean, standard error, clusters, bounds."""
+
+    def __init__(self, sums: np.ndarray, counts: np.ndarray) -> None:
+        sums, counts = np.atleast_2d(sums).astype(float), np.atleast_2d(counts).astype(float)
+        total = counts.sum(axis=1)
+        self.clusters = (counts > 0).sum(axis=1)
+        """Clusters holding at least one paired task."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.mean = sums.sum(axis=1) / total
+            residual = sums - counts * self.mean[:, None]  # sum of residuals in each cluster
+            # CR2 for a mean: each cluster's residual sum scaled by (1 - n_g / N)^(-1/2), the
+            # inverse square root of its leverage complement (Bell and McCaffrey 2002).
+            share = np.where(counts > 0, counts / total[:, None], 0.0)
+            variance = (
+                np.where(
+                    counts > 0, residual**2 / np.where(share < 1, 1.0 - share, np.inf), 0.0
+                ).sum(axis=1)
+                / total**2
+            )
+        self.se = np.sqrt(variance)
+        self.df = np.maximum(self.clusters - 1, 1)
+        quantiles = {int(df): t_quantile(int(df)) for df in np.unique(self.df)}
+        half = self.se * np.array([quantiles[int(df)] for df in self.df])
+        valid = self.clusters >= 2
+        self.low = np.where(valid, self.mean - half, np.nan)
+        self.high = np.where(valid, self.mean + half, np.nan)
+
+
+def cr2(sums: np.ndarray, counts: np.ndarray) -> Interval:
+    """The CR2 / t(G - 1) reading of each row's mean difference."""
+    return Interval(sums, counts)
+
+
+def continuous_p(interval: Interval) -> np.ndarray:
+    """Two-sided p of the mean difference being 0, from the CR2 t statistic; NaN below 2
+    clusters. A standard error of 0 (every cluster's mean difference the same) gives p = 1 for
+    no difference and 0 otherwise."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(interval.se > 0, interval.mean / interval.se, np.inf)
+    t = np.where((interval.se == 0) & (interval.mean == 0), 0.0, t)
+    p = t_two_sided_p(np.nan_to_num(t, posinf=1e300), interval.df)
+    return np.where(interval.clusters >= 2, p, np.nan)
+
+
+def binary_method(counts: np.ndarray) -> np.ndarray:
+    """Per row, which binary test applies: 0 exact McNemar, 1 sign-flip, 2 clustered McNemar."""
+    counts = np.atleast_2d(counts)
+    singletons = counts.max(axis=1, initial=0) <= 1
+    clusters = (counts > 0).sum(axis=1)
+    return np.where(singletons, 0, np.where(clusters <= EXACT_MAX_CLUSTERS, 1, 2))
+
+
+def binary_p(
+    sums: np.ndarray, counts: np.ndarray, only_a: np.ndarray, only_b: np.ndarray
+) -> np.ndarray:
+    """Two-sided p per row for a binary measure, by the test ``binary_method`` picks."""
+    sums, counts = np.atleast_2d(sums).astype(float), np.atleast_2d(counts)
+    method = binary_method(counts)
+    p = np.ones(len(sums))
+    exact = method == 0
+    p[exact] = mcnemar_exact_many(np.asarray(only_a)[exact], np.asarray(only_b)[exact])
+    flip = method == 1
+    p[flip] = _sign_flip_p(sums[flip])
+    chi = method == 2
+    if chi.any():
+        squares = (sums[chi] ** 2).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            statistic = np.where(squares > 0, sums[chi].sum(axis=1) ** 2 / squares, 0.0)
+        p[chi] = chi2_1_sf(statistic)
+    return p
+
+
+def _sign_flip_p(sums: np.ndarray) -> np.ndarray:
+    """The exact randomisation p of |sum S| over all sign swaps of the clusters, per row.
+
+    A cluster whose sum is 0 is the same under either sign, so only the non-zero sums are
+    enumerated; fixing the first sign halves the patterns (|x| = |-x|).
+    """
+    p = np.ones(len(sums))
+    if not len(sums):
+        return p
+    width = int((sums != 0).sum(axis=1).max())
+    if width == 0:
+        return p
+    # move each row's non-zero sums to the front (zeros only pad, they never change a sum)
+    order = np.argsort(sums == 0, axis=1, kind="stable")[:, :width]
+    packed = np.take_along_axis(sums, order, axis=1)
+    patterns = 1 - 2 * ((np.arange(2 ** (width - 1))[:, None] >> np.arange(width - 1)) & 1)
+    signs = np.hstack([np.ones((len(patterns), 1)), patterns]).astype(float)
+    observed = np.abs(packed.sum(axis=1))
+    # sums are of 0/+-1 differences, so they are integers: compare with a margin far below 1
+    tolerance = 1e-9 * np.maximum(1.0, observed)
+    step = max(1, _CELLS_PER_CHUNK // len(signs))
+    for start in range(0, len(packed), step):
+        chunk = slice(start, start + step)
+        swapped = np.abs(packed[chunk] @ signs.T)
+        at_least = (swapped >= (observed[chunk] - tolerance[chunk])[:, None]).sum(axis=1)
+        p[chunk] = at_least / len(signs)
+    return p

@@ -1,0 +1,49 @@
+"""Tie-aware ranks from the pairwise p matrix: ranges where tests do not separate rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memrank.stats import RankRange, pairwise_p_values, tie_aware_ranks
+
+
+def test_ranks_count_the_rows_significantly_better_and_worse() -> None:
+    rng = np.random.default_rng(0)
+    codes = np.arange(300)  # every task its own cluster: exact McNemar
+    strong = (rng.random(300) < 0.9).astype(float)
+    middle = (rng.random(300) < 0.5).astype(float)
+    twin = middle.copy()
+    twin[:3] = 1 - twin[:3]  # differs on three tasks only: no test separates it from middle
+    weak = (rng.random(300) < 0.1).astype(float)
+    matrix = np.vstack([middle, strong, weak, twin])
+    p = pairwise_p_values(matrix, codes, binary=True)
+    ranks = tie_aware_ranks(matrix.mean(axis=1), p)
+    assert [r.best for r in ranks] == [2, 1, 4, 2]
+    assert [r.label for r in ranks] == ["2-3", "1", "4", "2-3"]
+    lower = tie_aware_ranks(-matrix.mean(axis=1), p, higher_is_better=False)
+    assert lower == ranks
+
+
+def test_few_clusters_that_disagree_share_a_range() -> None:
+    codes = np.repeat(np.arange(10), 10)
+    a = np.zeros(100)
+    b = a.copy()
+    b[:60] = 1.0  # B wins in six clusters, A and B tie in four: p = 1/32 < 0.05
+    c = a.copy()
+    c[:30] = 1.0
+    matrix = np.vstack([a, b, c])
+    p = pairwise_p_values(matrix, codes, binary=True)
+    assert p[0, 1] == 2 / 64
+    assert p[0, 2] == 2 / 8  # three clusters differ: 2 of 2^3 sign patterns reach it
+    ranks = tie_aware_ranks(matrix.mean(axis=1), p)
+    assert ranks == [
+        RankRange(best=2, worst=3),
+        RankRange(best=1, worst=2),
+        RankRange(best=1, worst=3),
+    ]
+
+
+def test_nan_separates_nothing() -> None:
+    p = np.array([[np.nan, np.nan], [np.nan, np.nan]])
+    assert [r.label for r in tie_aware_ranks([1.0, 0.0], p)] == ["1-2", "1-2"]
+    assert tie_aware_ranks([], np.zeros((0, 0))) == []
