@@ -5,14 +5,14 @@ Score of a document for a query: the sum over the query's words (repeats count) 
 ``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. Terms are
 ``memrank.systems.stemming.terms``: lower-cased alphanumeric tokens, stopwords dropped, each
 reduced to its Snowball English stem; ``stem=False`` (the catalog's ``bm25-plain``) matches the
-unstemmed words. Ranked by score, ties in a fixed pseudo-random order of document ids
+unstemmed words. Ranked by score, ties in a fixed pseudo-random order of query and text
 (``memrank.systems.ties``); documents scoring zero share no term with the query and are not
 returned.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy.typing as npt
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import CaptionsRead, words
-from memrank.systems.ties import descending, tie_keys
+from memrank.systems.ties import TIES, descending, tie_keys
 
 __all__ = ["BM25", "BM25Adapter", "BM25Index", "BM25Plain"]
 
@@ -64,12 +64,15 @@ class BM25Index:
         ).astype(np.float64, copy=False)
 
     def top(
-        self, query: Sequence[str], k: int, keys: npt.NDArray[np.uint64]
+        self, query: Sequence[str], k: int, ties: Callable[[Sequence[int]], npt.NDArray[np.uint64]]
     ) -> list[tuple[int, float]]:
-        """The k best (position, score) pairs with a score above zero; ties in ``keys`` order."""
+        """The k best (position, score) pairs with a score above zero.
+
+        ``ties`` gives the keys that order equal scores, for the positions scored.
+        """
         scores = self.scores(query)
         scored = np.flatnonzero(scores > 0)
-        order = scored[descending(scores[scored], keys[scored])][:k]
+        order = scored[descending(scores[scored], ties(scored.tolist()))][:k]
         return [(int(position), float(scores[position])) for position in order]
 
     def _build(self) -> None:
@@ -106,8 +109,8 @@ class BM25Adapter(Memory):
 
     name, version = "bm25", "2"
 
-    def __init__(self, k1: float = 1.5, b: float = 0.75, stem: bool = True, seed: int = 0) -> None:
-        self.k1, self.b, self.stem, self.seed = k1, b, stem, seed
+    def __init__(self, k1: float = 1.5, b: float = 0.75, stem: bool = True) -> None:
+        self.k1, self.b, self.stem = k1, b, stem
         self._terms = terms if stem else words
         self._captions = CaptionsRead()
         self._clear()
@@ -115,7 +118,6 @@ class BM25Adapter(Memory):
     def _clear(self) -> None:
         self._index = BM25Index(self.k1, self.b)
         self._documents: list[Document] = []
-        self._keys = np.zeros(0, dtype=np.uint64)
 
     def prepare(self, isolation_unit: str) -> None:
         self._clear()
@@ -123,13 +125,17 @@ class BM25Adapter(Memory):
     def ingest(self, documents: Sequence[Document]) -> None:
         self._captions.told(documents)
         self._documents.extend(documents)
-        self._keys = np.concatenate([self._keys, tie_keys((d.id for d in documents), self.seed)])
         self._index.add([self._terms(d.text) for d in documents])
 
     def retrieve(
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
     ) -> Recall:
-        ranked = self._index.top(self._terms(text_of(query)), k, self._keys)
+        text = text_of(query)
+        ranked = self._index.top(
+            self._terms(text),
+            k,
+            lambda positions: tie_keys(text, (self._documents[p].text for p in positions)),
+        )
         return Recall(
             documents=tuple(self._documents[position] for position, _ in ranked),
             declared={"scores": [round(score, 6) for _, score in ranked]},
@@ -146,7 +152,7 @@ class BM25Adapter(Memory):
             "scoring": f"okapi bm25, k1={self.k1}, b={self.b}, lucene idf",
             "words": "lower-cased alphanumeric tokens, stopwords dropped"
             + (f", stemmed: {STEMMER}" if self.stem else ", not stemmed"),
-            "ties": f"pseudo-random by document id (blake2b, seed {self.seed})",
+            "ties": TIES,
             **self._captions.components(),
         }
 
@@ -156,8 +162,8 @@ class BM25Plain(BM25Adapter):
 
     name = "bm25-plain"
 
-    def __init__(self, k1: float = 1.5, b: float = 0.75, seed: int = 0) -> None:
-        super().__init__(k1, b, stem=False, seed=seed)
+    def __init__(self, k1: float = 1.5, b: float = 0.75) -> None:
+        super().__init__(k1, b, stem=False)
 
 
 BM25 = BM25Adapter

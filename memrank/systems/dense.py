@@ -7,9 +7,10 @@ over their tokens and L2-normalised, so a dot product is a cosine. All three lib
 optional extra ``memrank[dense]``.
 
 Speed and memory: texts are sorted by length and batched so that a batch holds texts of nearly
-one length (little padding) and at most ``batch_pieces`` word pieces in all, which bounds the
-activations onnxruntime holds whatever the history's size; texts are taken ``_CHUNK`` at a time,
-so tokens and vectors in flight are bounded too. onnxruntime runs one operator at a time on as
+one length (little padding), at most ``batch_pieces`` padded word pieces and ``batch_cells``
+attention cells (texts x width x width), which bounds the activations onnxruntime holds whatever
+the history's size (a batch of 32 texts of 256 pieces alone needs about 1 GB); texts are taken
+``_CHUNK`` at a time, so tokens and vectors in flight are bounded too. onnxruntime runs one operator at a time on as
 many threads as this process may use. A text embedded once is kept in the embedding cache
 (``memrank.systems.embedding_cache``) and read back on later runs instead of being embedded.
 """
@@ -62,12 +63,13 @@ class MiniLM:
     def __init__(
         self,
         batch_size: int = 64,
-        batch_pieces: int = 8192,
+        batch_pieces: int = 2048,
+        batch_cells: int = 2**18,
         cache: bool = True,
         progress: Callable[[int, int], None] | None = None,
     ) -> None:
         require_dense("the MiniLM embedder")
-        self.batch_size, self.batch_pieces = batch_size, batch_pieces
+        self.batch_size, self.batch_pieces, self.batch_cells = batch_size, batch_pieces, batch_cells
         self.progress = progress
         self._cache: EmbeddingCache | None = None
         if cache:
@@ -104,7 +106,8 @@ class MiniLM:
         model = _model()
         pieces = [encoding.ids for encoding in model.tokenizer.encode_batch(texts)]
         out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        for members in batches([len(ids) for ids in pieces], self.batch_size, self.batch_pieces):
+        lengths = [len(ids) for ids in pieces]
+        for members in batches(lengths, self.batch_size, self.batch_pieces, self.batch_cells):
             out[members] = embed(model.session, [pieces[i] for i in members])
             done += len(members)
             if self.progress:
@@ -112,16 +115,19 @@ class MiniLM:
         return out
 
 
-def batches(lengths: Sequence[int], most: int, pieces: int) -> list[list[int]]:
-    """Positions grouped shortest first: at most ``most`` texts and ``pieces`` padded pieces each."""
+def batches(lengths: Sequence[int], most: int, pieces: int, cells: int) -> list[list[int]]:
+    """Positions grouped shortest first into batches of at most ``most`` texts.
+
+    A batch is padded to its longest text (width w); with n texts it holds n * w pieces and
+    its attention maps n * w * w cells (per head), the term that dominates onnxruntime's working
+    memory for long texts. Both are capped (``pieces``, ``cells``); a text too long for either
+    cap alone is a batch of one.
+    """
     groups: list[list[int]] = []
     for position in sorted(range(len(lengths)), key=lengths.__getitem__):
-        # Sorted ascending, so the text joining a batch is its longest: it sets the padded width.
-        if (
-            groups
-            and len(groups[-1]) < most
-            and (len(groups[-1]) + 1) * lengths[position] <= pieces
-        ):
+        # Sorted ascending, so the text joining a batch is its longest: it sets the width.
+        width, size = lengths[position], len(groups[-1]) + 1 if groups else 1
+        if groups and size <= most and size * width <= pieces and size * width * width <= cells:
             groups[-1].append(position)
         else:
             groups.append([position])

@@ -10,7 +10,7 @@
    unit at most ``window`` places before or after it in the same session, whichever is larger:
    a neighbour of a strong match is recalled only where it beats the units matched directly,
    so expansion never crowds out a better direct match at small k;
-5. ranked by final score, ties in a fixed pseudo-random order of unit ids, cut to k.
+5. ranked by final score, ties in a fixed pseudo-random order of query and text, cut to k.
 
 Every constant is a constructor argument and is recorded in the run (``components()``); the
 defaults were chosen on LoCoMo's smoke slice and the BEAM conversation, never on full LoCoMo
@@ -33,7 +33,7 @@ from memrank.systems.bm25 import BM25Index
 from memrank.systems.dense import DIMENSIONS, MiniLM, require_dense
 from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import CaptionsRead, words
-from memrank.systems.ties import descending, tie_keys
+from memrank.systems.ties import TIES, descending, tie_keys
 
 __all__ = ["DenseLexical", "Hybrid", "HybridAdapter", "split_words"]
 
@@ -81,7 +81,6 @@ class DenseLexical(Memory):
         k1: float,
         b: float,
         stem: bool,
-        seed: int,
         batch_size: int,
     ) -> None:
         require_dense(f"the {self.name} system")
@@ -93,7 +92,7 @@ class DenseLexical(Memory):
         if window < 0:
             raise UsageError(f"window={window} must be at least 0")
         self.chunk_words, self.overlap_words, self.window = chunk_words, overlap_words, window
-        self.k1, self.b, self.stem, self.seed = k1, b, stem, seed
+        self.k1, self.b, self.stem = k1, b, stem
         self._terms = terms if stem else words
         self._embedder = MiniLM(batch_size)
         self._captions = CaptionsRead()
@@ -102,7 +101,6 @@ class DenseLexical(Memory):
     def _clear(self) -> None:
         self._units: list[Document] = []
         self._sessions: list[object] = []
-        self._keys = np.zeros(0, dtype=np.uint64)
         self._vectors: npt.NDArray[np.float32] = np.zeros((0, DIMENSIONS), dtype=np.float32)
         self._lexical = BM25Index(self.k1, self.b)
 
@@ -118,7 +116,6 @@ class DenseLexical(Memory):
         ]
         self._units.extend(units)
         self._sessions.extend(unit.metadata.get("session_id") for unit in units)
-        self._keys = np.concatenate([self._keys, tie_keys((u.id for u in units), self.seed)])
         self._vectors = np.vstack([self._vectors, self._embedder.encode([u.text for u in units])])
         self._lexical.add([self._terms(unit.text) for unit in units])
 
@@ -133,9 +130,9 @@ class DenseLexical(Memory):
         """Every unit's BM25 score for the query, in ingest order (0 shares no term)."""
         return self._lexical.scores(self._terms(text))
 
-    def _ranking(self, scores: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-        """Unit positions by score, best first; ties in the fixed order of unit ids."""
-        return descending(scores, self._keys)
+    def _ties(self, text: str) -> npt.NDArray[np.uint64]:
+        """Every unit's key among equal scores for this query (``memrank.systems.ties``)."""
+        return tie_keys(text, (unit.text for unit in self._units))
 
     def _neighbours(self, unit: int) -> list[int]:
         """The units at most ``window`` places before and after, in the same session."""
@@ -160,7 +157,7 @@ class DenseLexical(Memory):
             + (f"stemmed: {STEMMER}" if self.stem else "not stemmed"),
             "units": f"one per message; longer than {self.chunk_words} words: chunks of "
             f"{self.chunk_words} words overlapping by {self.overlap_words}",
-            "ties": f"pseudo-random by unit id (blake2b, seed {self.seed})",
+            "ties": TIES,
             **self._captions.components(),
         }
 
@@ -180,7 +177,6 @@ class HybridAdapter(DenseLexical):
         k1: float = 1.5,
         b: float = 0.75,
         stem: bool = True,
-        seed: int = 0,
         batch_size: int = 64,
     ) -> None:
         if not (0 <= dense_weight <= 1 and 0 <= neighbour_weight < 1):
@@ -196,7 +192,6 @@ class HybridAdapter(DenseLexical):
             k1=k1,
             b=b,
             stem=stem,
-            seed=seed,
             batch_size=batch_size,
         )
 
@@ -206,16 +201,17 @@ class HybridAdapter(DenseLexical):
         if not self._units:
             return Recall()
         text = text_of(query)
+        ties = self._ties(text)
         fused = self.dense_weight * _minmax(self._dense(text))
         fused += (1 - self.dense_weight) * _minmax(self._bm25(text))
         final, via = fused.copy(), ["direct"] * len(fused)
         if self.neighbour_weight > 0:
-            for position in self._ranking(fused)[:k]:  # only a top-k unit can lift one into k
+            for position in descending(fused, ties)[:k]:  # only a top-k unit can lift one into k
                 lifted = self.neighbour_weight * fused[position]
                 for neighbour in self._neighbours(int(position)):
                     if lifted > final[neighbour]:
                         final[neighbour], via[neighbour] = lifted, "neighbour"
-        picked = [int(p) for p in self._ranking(final)[:k]]
+        picked = [int(p) for p in descending(final, ties)[:k]]
         return Recall(
             documents=tuple(self._units[p] for p in picked),
             declared={

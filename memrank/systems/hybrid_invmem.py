@@ -14,7 +14,7 @@ until version 1, kept for comparison (docs/evaluations.md has the ablation):
    naming none count as one session), de-duplicated;
 5. filled to k from the fused ranking, and cut to k.
 
-Ties in a fixed pseudo-random order of unit ids (version 1 kept ingest order).
+Ties in a fixed pseudo-random order of query and text (version 1 kept ingest order).
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ class InvMemHybrid(DenseLexical):
         k1: float = 1.5,
         b: float = 0.75,
         stem: bool = False,
-        seed: int = 0,
         batch_size: int = 64,
     ) -> None:
         if seeds < 1:
@@ -63,7 +62,6 @@ class InvMemHybrid(DenseLexical):
             k1=k1,
             b=b,
             stem=stem,
-            seed=seed,
             batch_size=batch_size,
         )
 
@@ -72,8 +70,10 @@ class InvMemHybrid(DenseLexical):
     ) -> Recall:
         if not self._units:
             return Recall()
-        fused = self._fused(text_of(query))
-        ranking = self._ranking(fused)
+        text = text_of(query)
+        ties = self._ties(text)
+        fused = self._fused(text, ties)
+        ranking = descending(fused, ties)
         picked: list[int] = []
         via: list[str] = []
         for seed in ranking[: self.seeds]:
@@ -98,14 +98,14 @@ class InvMemHybrid(DenseLexical):
             },
         )
 
-    def _fused(self, text: str) -> npt.NDArray[np.float64]:
+    def _fused(self, text: str, ties: npt.NDArray[np.uint64]) -> npt.NDArray[np.float64]:
         count = len(self._units)
         dense_rank = np.empty(count)
-        dense_rank[self._ranking(self._dense(text))] = np.arange(1, count + 1)
+        dense_rank[descending(self._dense(text), ties)] = np.arange(1, count + 1)
         fused: npt.NDArray[np.float64] = self.dense_weight / (self.rrf_k + dense_rank)
         lexical = self._bm25(text)
         scored = np.flatnonzero(lexical > 0)
-        order = scored[descending(lexical[scored], self._keys[scored])]
+        order = scored[descending(lexical[scored], ties[scored])]
         fused[order] += self.bm25_weight / (self.rrf_k + np.arange(1, len(order) + 1))
         return fused
 

@@ -2,9 +2,10 @@
 
 Ranking equal scores in ingest order favours whatever was said first, and in a conversation
 benchmark the evidence is not spread evenly over time, so the baselines break ties by a fixed
-pseudo-random order instead: each document's place among its equals is the BLAKE2b digest of
-the seed and its id. The order is the same on every run, machine and question (the id is all it
-reads), and unrelated to when the document was told.
+pseudo-random order instead: among equal scores, documents go in the order of the BLAKE2b
+digest (8 bytes) of the query and the document's text, the rule ``word-overlap`` follows. The
+same question over the same documents gives the same order on every run and machine, whatever
+ids a transport gives the documents, and it owes nothing to when a document was told.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["descending", "tie_keys"]
+__all__ = ["TIES", "descending", "tie_keys"]
+
+TIES = "equal scores in the order of blake2b(query, text): pseudo-random, not ingest order"
+"""The rule, as recorded in a run's components."""
 
 
-def tie_keys(ids: Iterable[str], seed: int = 0) -> npt.NDArray[np.uint64]:
-    """One fixed pseudo-random key per document id: the order among equal scores."""
-    salt = seed.to_bytes(8, "little", signed=True)
+def tie_keys(query: str, texts: Iterable[str]) -> npt.NDArray[np.uint64]:
+    """The order among equal scores: one fixed pseudo-random key per query and text."""
     return np.fromiter(
         (
-            int.from_bytes(hashlib.blake2b(i.encode(), digest_size=8, salt=salt).digest(), "little")
-            for i in ids
+            int.from_bytes(hashlib.blake2b(f"{query}\0{text}".encode(), digest_size=8).digest())
+            for text in texts
         ),
         dtype=np.uint64,
     )

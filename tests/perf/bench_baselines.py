@@ -6,7 +6,8 @@ at a time with k=20 (query), as memrank.run does. Reported:
 - bm25 queries/s against the bm25s package (Lucene variant, same words, one query per call,
   tokenising included on both sides), target at least 2x; ingest likewise. bm25 builds its
   postings on the first query after an ingest, so that build is counted in its query time.
-- hybrid query time against bm25 query time, and hybrid ingest docs/s (it embeds every turn).
+- hybrid query time against bm25 query time, and hybrid ingest docs/s (it embeds every turn:
+  the embedding cache is off here; tests/perf/bench_embedding.py measures it).
 
 The material is read as the tests read it: MEMRANK_DATA_DIR, else shared/data beside the
 repository.  Run: uv run python tests/perf/bench_baselines.py [rounds] [conversations]
@@ -26,6 +27,7 @@ import memrank
 from memrank import Document, Evaluation
 from memrank.evaluations import locomo
 from memrank.systems.bm25 import BM25
+from memrank.systems.embedding_cache import CACHE_VARIABLE
 from memrank.systems.hybrid import Hybrid
 from memrank.systems.text import words
 
@@ -78,6 +80,7 @@ def timed_bm25s(data: list[tuple[list[Document], list[str]]]) -> tuple[float, fl
 
 
 def main(rounds: int, count: int) -> None:
+    os.environ[CACHE_VARIABLE] = "off"
     data = conversations(locomo(path=material()), count)
     docs = sum(len(d) for d, _ in data)
     questions = sum(len(q) for _, q in data)

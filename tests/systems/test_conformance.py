@@ -58,7 +58,9 @@ STARTERS: dict[str, tuple[Starter, bool]] = {
     "word-overlap": (lambda: nullcontext(WordOverlap()), True),
     "no-context": (lambda: nullcontext(NoContext()), False),  # the floor recalls nothing
     "bm25": (lambda: nullcontext(memrank.system("bm25")), True),
+    "bm25-plain": (lambda: nullcontext(memrank.system("bm25-plain")), True),
     "hybrid": (lambda: nullcontext(memrank.system("hybrid")), True),
+    "hybrid-invmem": (lambda: nullcontext(memrank.system("hybrid-invmem")), True),
     "full-context": (lambda: nullcontext(memrank.system("full-context")), True),
     "fixed-context": (lambda: nullcontext(memrank.system("fixed-context")), True),
     "random": (lambda: nullcontext(memrank.system("random")), True),

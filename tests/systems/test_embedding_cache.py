@@ -95,11 +95,20 @@ def test_processes_writing_one_cache_at_once_lose_nothing(tmp_path: Path) -> Non
     assert all(len(vector) == 4 * DIMENSIONS for vector in rows.values())
 
 
-def test_batches_group_similar_lengths_within_both_caps() -> None:
-    lengths = [5, 200, 7, 6, 180, 256, 5, 9]
-    groups = batches(lengths, most=3, pieces=600)
+def test_batches_group_similar_lengths_within_every_cap() -> None:
+    lengths = [5, 200, 7, 6, 180, 256, 5, 9, 30, 31]
+    groups = batches(lengths, most=3, pieces=600, cells=60_000)
     assert sorted(p for group in groups for p in group) == list(range(len(lengths)))
-    assert [[lengths[p] for p in group] for group in groups] == [[5, 5, 6], [7, 9, 180], [200, 256]]
+    assert [[lengths[p] for p in group] for group in groups] == [
+        [5, 5, 6],
+        [7, 9, 30],
+        [31],  # the batch before is full (most=3)
+        [180],  # with 31: 2 x 180 x 180 cells exceed 60,000
+        [200],
+        [256],
+    ]
     for group in groups:
-        assert len(group) <= 3 and len(group) * max(lengths[p] for p in group) <= 600
-    assert batches([1000], most=64, pieces=10) == [[0]]  # a text longer than the cap goes alone
+        width = max(lengths[p] for p in group)
+        assert len(group) <= 3 and len(group) * width <= 600
+        assert len(group) == 1 or len(group) * width * width <= 60_000
+    assert batches([1000], most=64, pieces=10, cells=10) == [[0]]  # too long for a cap: alone
