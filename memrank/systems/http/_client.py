@@ -275,7 +275,7 @@ class HttpClient:
                     status, headers, content = self._exchange(request, url, what)
             except httpx.TransportError as exc:
                 round_trip += time.perf_counter() - started
-                said = self._transport_words(exc, seconds)
+                said = _transport_words(exc, seconds)
                 breaker.record(True, said)
                 pause = policy.wait(attempt, None)
                 retried = policy.transport and (
@@ -333,16 +333,6 @@ class HttpClient:
             "meant to be this large)"
         )
 
-    def _transport_words(self, exc: httpx.TransportError, seconds: float) -> str:
-        """What a transport failure was, in words: unreachable, too slow, or dropped."""
-        if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
-            return "could not be reached"
-        if isinstance(exc, httpx.TimeoutException):
-            return f"did not answer in full within the {seconds:g} s deadline"
-        if isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
-            return "dropped the connection before answering in full"
-        return "failed in transport"
-
 
 def redirect_note(reply: Reply) -> str:
     """For a 3xx answer, where it points (memrank does not follow redirects); else nothing."""
@@ -352,6 +342,17 @@ def redirect_note(reply: Reply) -> str:
     if location is None:
         return " (a redirect without a Location)"
     return f" (a redirect to {location}; memrank does not follow redirects: give that URL)"
+
+
+def _transport_words(exc: httpx.TransportError, seconds: float) -> str:
+    """What a transport failure was, in words: unreachable, too slow, or dropped."""
+    if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
+        return "could not be reached"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"did not answer in full within the {seconds:g} s deadline"
+    if isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
+        return "dropped the connection before answering in full"
+    return "failed in transport"
 
 
 def _origin(url: str) -> str:
