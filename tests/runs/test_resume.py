@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import memrank
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
 from tests.runs.conftest import memrank_cli, memrank_process, slow
@@ -54,10 +53,17 @@ def _stop_part_way(home: Path, how: signal.Signals, saved: Path) -> tuple[int, s
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(shared_data: Path) -> Result:
-    from memrank.evaluations import locomo
-
-    return memrank.run(memrank.system("bm25"), locomo(path=shared_data / "locomo"))
+def uninterrupted(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Result:
+    """The same command run to its end, uninterrupted (the command line adds what the API
+    does not, such as LoCoMo's "not judged" value, so the two are compared like for like)."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    saved = folder / "whole.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMRANK_HOME", str(folder / "home"))
+        patch.setenv("MEMRANK_LOCOMO_FILE", str(shared_data / "locomo" / "locomo10.json"))
+        done = memrank_cli("run", "bm25", "locomo", "--save", str(saved))
+    assert done.returncode == 0, done.stderr
+    return Result.load(saved)
 
 
 def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
