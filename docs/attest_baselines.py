@@ -3,11 +3,12 @@ and ActiveMemoryIndex over the Add/Search wire, made by memrank installed from a
 wheel. One step, safe to repeat.
 
     uv run python docs/attest_baselines.py --root-key ROOT.pem --release-key RELEASE.pem \
-        [--aml-url URL] [--results-store DIR]
+        [--evaluation NAME]... [--system NAME]... [--aml-url URL] [--results-store DIR]
 
 It builds the wheel of this checkout, installs it (with the ``dense`` extra) into a fresh
 virtual environment, and from there runs each system whose catalog entry says it needs no
-network on each evaluation (``--evaluation NAME`` names others). LoCoMo's material is found
+network on each evaluation (``--evaluation NAME`` names others; ``--system NAME`` keeps to the
+systems named, for an evaluation on which some systems cost too much to run). LoCoMo's material is found
 through MEMRANK_DATA_DIR or MEMRANK_LOCOMO_FILE, else in ../shared/data beside the clone.
 With ``--aml-url`` (a running ActiveMemoryIndex, docs/publishing.md) it also measures that
 service on LoCoMo as an endpoint observation, its configuration recorded in the run's
@@ -134,6 +135,8 @@ def main() -> None:
             bundle = _inside(memrank, _BUNDLE, evaluation).strip()
             current = (facts["code"], bundle)
             for system in facts["systems"]:
+                if arguments.system and system not in arguments.system:
+                    continue
                 old = signed.get((system, evaluation))
                 if _is_current(old, current, f"{system} on {evaluation}"):
                     continue
@@ -172,6 +175,11 @@ def _arguments() -> argparse.Namespace:
         "--evaluation",
         action="append",
         help=f"an evaluation to run (repeatable); default: {', '.join(EVALUATIONS)}",
+    )
+    parser.add_argument(
+        "--system",
+        action="append",
+        help="only this offline system (repeatable); default: every one the catalog ships",
     )
     parser.add_argument("--aml-url", help="base URL of a running ActiveMemoryIndex to measure")
     parser.add_argument(

@@ -87,8 +87,10 @@ def test_permissions_are_least_privilege(sweep: dict[str, Any]) -> None:
 
 
 def test_no_secret_or_input_is_pasted_into_a_script_or_printed(sweep: dict[str, Any]) -> None:
+    # every workflow and local action: an expression in a script is a script injection
+    workflows = [_load(p) for p in sorted((WORKFLOWS / "workflows").glob("*.yml"))]
     actions = [_load(p) for p in sorted((WORKFLOWS / "actions").glob("*/action.yml"))]
-    scripts = _scripts(sweep) + [
+    scripts = [script for workflow in workflows for script in _scripts(workflow)] + [
         step["run"] for action in actions for step in action["runs"]["steps"] if "run" in step
     ]
     assert scripts
