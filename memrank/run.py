@@ -20,6 +20,7 @@ from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation
 from memrank.measure import Measure, binary_names
+from memrank.measures.kinds import declared_binary
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
 from memrank.system import System
@@ -106,7 +107,7 @@ def measure(result: Result, *measures: Measure) -> Result:
             "evaluation": result.evaluation.model_copy(
                 update={
                     "measures": result.evaluation.measures + tuple(m.name for m in measures),
-                    "binary": result.evaluation.binary + binary_names(measures),
+                    "binary": declared_binary(result.evaluation) + binary_names(measures),
                 }
             ),
         }

@@ -19,6 +19,7 @@ from memrank.artifacts import Scores, VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.model import Interval, Rank
 from memrank.measure import Decider, Value
+from memrank.measures.kinds import declared_binary
 from memrank.stats import (
     FEW_CLUSTERS,
     MeanInterval,
@@ -90,7 +91,8 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
         _headline(column, run, scores[row], matrix[row], clusters, row in carried)
         for row, run in enumerate(runs)
     )
-    binary = bool(np.all(np.isin(matrix[decided][~np.isnan(matrix[decided])], (0.0, 1.0))))
+    # the measure's declared type chooses the test, never the values it happened to take
+    binary = all(column.measure in declared_binary(run.predicate.evaluation) for run in runs)
     higher = column.direction is Direction.HIGHER
     p_values = (
         pairwise_p_values(matrix[decided], clusters, binary=binary) if decided else np.ones((0, 0))
