@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from memrank.errors import MeasureRefused
+from memrank.evaluation import Evaluation
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
 from memrank.trace import Trace
 
-__all__ = ["apply", "with_bookkeeping"]
+if TYPE_CHECKING:
+    from memrank.answer import AnswerStage
+
+__all__ = ["apply", "apply_keeping", "measures_of", "with_bookkeeping"]
 
 
 def with_bookkeeping(measures: Sequence[Measure]) -> tuple[Measure, ...]:
@@ -17,6 +22,34 @@ def with_bookkeeping(measures: Sequence[Measure]) -> tuple[Measure, ...]:
     named = {m.name for m in measures}
     extra = [m for m in (Latency(), FailureRate()) if m.name not in named]
     return (*measures, *extra)
+
+
+def measures_of(evaluation: Evaluation, answer: AnswerStage | None) -> tuple[Measure, ...]:
+    """Every measure a run of ``evaluation`` applies, in order: the evaluation's, the answer
+    stage's protocol measures when memrank answers, then memrank's bookkeeping."""
+    answering = answer.measures(evaluation) if answer is not None else ()
+    return with_bookkeeping((*evaluation.measures, *answering))
+
+
+def apply_keeping(
+    measures: Sequence[Measure], traces: list[Trace], kept: Sequence[Value]
+) -> list[Value]:
+    """Like ``apply``, but every task-scope measure's values are taken from ``kept`` (in trace
+    order) instead of being measured again: a merge of shards re-derives what spans tasks
+    without asking a judge model a second time."""
+    order = {trace.task.id: position for position, trace in enumerate(traces)}
+    values: list[Value] = []
+    for m in measures:
+        if m.scope is Scope.TASK:
+            names = set(m.names())
+            produced = sorted(
+                (v for v in kept if v.measure in names and v.task_id is not None),
+                key=lambda v: order.get(v.task_id or "", len(order)),
+            )
+        else:
+            produced = _checked(m, m.measure(traces, values))
+        values.extend(produced)
+    return values
 
 
 def apply(measures: Sequence[Measure], traces: list[Trace], prior: Sequence[Value]) -> list[Value]:

@@ -12,7 +12,7 @@ import gc
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memrank._apply import apply, with_bookkeeping
+from memrank._apply import apply, measures_of
 from memrank._clock import now_utc
 from memrank._drive import Observer, drive
 from memrank._refusal import refusal, unreadable
@@ -52,8 +52,7 @@ def run(
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
     started = started or now_utc()
-    answering = answer.measures(evaluation) if answer is not None else ()
-    measures = with_bookkeeping((*evaluation.measures, *answering))
+    measures = measures_of(evaluation, answer)
     evaluation_record = EvaluationRecord.of(evaluation, measures)
     refused = refusal(system, evaluation, measures, answered=answer is not None)
     if refused is not None:

@@ -3,21 +3,24 @@
 The merge refuses anything that is not exactly the N shards of one run: each must be a shard
 (``shard I/N`` in its slice), unrefused, of one system (same record, components included), one
 evaluation (name, version, k, clearing, track, slice), one pipeline (code hash and install) and
-one dataset bundle; every index 1..N present once; each shard holding exactly the tasks the
-partition gives it. Then the traces are laid out in evaluation order and every measure of the
-evaluation is applied to them again, as ``memrank.run`` does, so the merged result equals a run
-made on one machine value for value and trace for trace; only timings (and the latency values
-read from them) differ, as they do between any two runs.
+one dataset bundle, measured with the same measures; every index 1..N present once; each
+shard holding exactly the tasks the partition gives it. Then the traces are laid out in
+evaluation order; each task's values are the ones its shard measured (so a judge is never asked
+twice), and every measure that spans tasks (means, latency, failure rate) is applied again to
+the whole, as ``memrank.run`` does, so the merged result equals a run made on one machine value
+for value and trace for trace; only timings (and the latency values read from them) differ, as
+they do between any two runs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memrank._apply import apply, with_bookkeeping
+from memrank._apply import apply_keeping, measures_of
 from memrank._drive import UnitOutcome, clearing_record
 from memrank.errors import MergeRefused
 from memrank.evaluation import Evaluation
+from memrank.measure import Measure
 from memrank.result import ClearingRecord, EvaluationRecord, Result
 from memrank.runs.shards import Shard, partition, whole_slice
 
@@ -32,8 +35,17 @@ def whole_evaluation_name(shards: Sequence[Result], sources: Sequence[str]) -> s
     return f"{name}:{whole}" if whole else name
 
 
-def merge(shards: Sequence[Result], evaluation: Evaluation, sources: Sequence[str]) -> Result:
-    """The one result the ``shards`` of ``evaluation`` make; ``sources`` names each for errors."""
+def merge(
+    shards: Sequence[Result],
+    evaluation: Evaluation,
+    sources: Sequence[str],
+    measures: Sequence[Measure] | None = None,
+) -> Result:
+    """The one result the ``shards`` of ``evaluation`` make; ``sources`` names each for errors.
+
+    ``measures`` are those the shards' runs applied (``memrank._apply.measures_of``: the
+    evaluation's, an answer stage's, memrank's bookkeeping); by default the evaluation's own.
+    """
     if not shards:
         raise MergeRefused("no shards given; name the N result files of one sharded run")
     placed = _placed(shards, sources)
@@ -60,7 +72,13 @@ def merge(shards: Sequence[Result], evaluation: Evaluation, sources: Sequence[st
         (trace for result, _ in placed for trace in result.traces),
         key=lambda trace: order[trace.task.id],
     )
-    measures = with_bookkeeping(evaluation.measures)
+    measures = tuple(measures) if measures is not None else measures_of(evaluation, None)
+    if tuple(m.name for m in measures) != first.evaluation.measures:
+        raise MergeRefused(
+            f"{sources[0]}: the shards applied {', '.join(first.evaluation.measures)}; merge "
+            "with the options they ran with (an answer stage or judge adds measures)"
+        )
+    kept = [value for result, _ in placed for value in result.values if value.task_id]
     provenance = first.provenance
     if provenance is not None:
         provenance = provenance.model_copy(update={"dataset_bundle": evaluation.dataset_bundle()})
@@ -69,7 +87,7 @@ def merge(shards: Sequence[Result], evaluation: Evaluation, sources: Sequence[st
         evaluation=EvaluationRecord.of(evaluation, measures),
         clearing=_clearing([result.clearing for result, _ in placed], len(units), evaluation),
         traces=tuple(traces),
-        values=tuple(apply(measures, traces, ())),
+        values=tuple(apply_keeping(measures, traces, kept)),
         started=min(result.started for result in shards),
         finished=max(result.finished for result in shards),
         provenance=provenance,
