@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import memrank
+from memrank._apply import measures_of
 from memrank.artifacts import verify
 from memrank.cli import main
 from memrank.errors import MergeRefused
@@ -257,3 +258,29 @@ def test_the_merge_command_refuses_with_exit_3_and_one_line(
     assert done.exit_code == 3
     assert "not a shard" in done.output and "Traceback" not in done.output
     assert not (tmp_path / "m.json").exists()
+
+
+def test_merge_refuses_shards_measured_with_other_measures(demo_shards: dict[str, Path]) -> None:
+    results = [Result.load(demo_shards[f"word-overlap-{i}"]) for i in (1, 2, 3)]
+    evaluation = _three_units(memrank.evaluation("demo"))
+    fewer = list(measures_of(evaluation, None))[1:]  # as if one measure had not been applied
+    with pytest.raises(MergeRefused, match="merge with the options they ran with"):
+        merge(results, evaluation, ["1", "2", "3"], fewer)
+
+
+def test_a_merge_keeps_each_tasks_values_and_never_measures_them_again(
+    demo_shards: dict[str, Path],
+) -> None:
+    results = [Result.load(demo_shards[f"word-overlap-{i}"]) for i in (1, 2, 3)]
+    evaluation = _three_units(memrank.evaluation("demo"))
+
+    (task_scope,) = [m for m in evaluation.measures if m.scope is memrank.Scope.TASK]
+
+    class Refuses(type(task_scope)):  # type: ignore[misc]
+        def measure(self, traces, values):  # type: ignore[no-untyped-def]
+            raise AssertionError("a task-scope measure was applied again")
+
+    measures = [Refuses() if m is task_scope else m for m in measures_of(evaluation, None)]
+    merged = merge(results, evaluation, ["1", "2", "3"], measures)
+    shard_values = {(v.measure, v.task_id) for r in results for v in r.values if v.task_id}
+    assert {(v.measure, v.task_id) for v in merged.values if v.task_id} == shard_values
