@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from memrank.budget import Budget
 from memrank.errors import DatasetMalformed
 from memrank.evaluation import Clearing, Evaluation, Task
 from memrank.evaluations._cache import Material, Pin, bundle, load
@@ -48,6 +49,7 @@ from memrank.measures import (
     WordMatch,
     evidence_metadata,
 )
+from memrank.measures.at_budget import held_to
 from memrank.system import Document
 
 __all__ = ["CATEGORIES", "FILE_VARIABLE", "PIN", "SLICES", "locomo"]
@@ -78,6 +80,8 @@ CATEGORIES = {
 }
 NEGATIVE_CATEGORY = "5"
 _FINGERPRINT = {"groups": 10, "tasks": {"1": 282, "2": 321, "3": 96, "4": 841, "5": 446}}
+BUDGET = Budget(unit="words", limit=500)
+"""The context budget LoCoMo declares: what every system's recall is also read at."""
 _SESSION = re.compile(r"session_(\d+)")
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
 
@@ -96,21 +100,26 @@ def locomo(slice: str | None = None, path: str | Path | None = None) -> Evaluati
         tasks = _citing_images(material, tasks)
     elif slice is not None:
         tasks = first_groups(tasks, _SLICE_GROUPS[slice])
-    return Evaluation(
-        name="locomo",
-        version=VERSION,
-        tasks=tasks,
-        measures=(
-            EvidenceRecall(),
-            SessionRecall(),
-            WordMatch(),
-            RecalledWords(),
-            EvidenceMeans(categories=[c for c in CATEGORIES if c != NEGATIVE_CATEGORY]),
+    # Every arm is held to one budget (issue: budget-matched comparisons): 500 words, the
+    # fixed-context control's own, read beside @k as evidence-recall@500w.
+    return held_to(
+        Evaluation(
+            name="locomo",
+            version=VERSION,
+            tasks=tasks,
+            measures=(
+                EvidenceRecall(),
+                SessionRecall(),
+                WordMatch(),
+                RecalledWords(),
+                EvidenceMeans(categories=[c for c in CATEGORIES if c != NEGATIVE_CATEGORY]),
+            ),
+            clearing=Clearing.PER_GROUP,
+            k=20,
+            slice=slice,
+            dataset=bundle([material.file], tasks),
         ),
-        clearing=Clearing.PER_GROUP,
-        k=20,
-        slice=slice,
-        dataset=bundle([material.file], tasks),
+        BUDGET,
     )
 
 
