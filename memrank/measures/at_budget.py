@@ -10,6 +10,8 @@ from memrank.measures.means import EvidenceMeans, Means
 
 __all__ = ["held_to", "means_at"]
 
+_AT_BUDGET = "evidence-means@"
+
 
 def held_to(evaluation: Evaluation, budget: Budget) -> Evaluation:
     """``evaluation`` with ``budget`` declared, and its evidence recall read at the budget
@@ -17,6 +19,8 @@ def held_to(evaluation: Evaluation, budget: Budget) -> Evaluation:
     documents in rank order, and records the cut on each trace."""
     measures: list[Measure] = []
     for m in evaluation.measures:
+        if m.name.startswith(_AT_BUDGET):
+            continue  # an earlier budget's means: the new budget's replace them
         if isinstance(m, EvidenceRecall):
             measures.append(EvidenceRecall(budget=budget))
         else:
@@ -31,7 +35,7 @@ def means_at(budget: Budget, categories: tuple[str, ...] = ()) -> Means:
     at = budget.label
 
     class EvidenceMeansAtBudget(Means):
-        name = f"evidence-means@{at}"
+        name = f"{_AT_BUDGET}{at}"
         of = reads = (f"evidence-recall@{at}", f"evidence-recall-negative@{at}")
         by_category = (f"evidence-recall@{at}",)
 
