@@ -18,8 +18,9 @@ class WordOverlapAdapter(Memory):
     Documents sharing no word with the query are not returned: an empty recall means it
     found nothing, which is exactly where a paraphrased question defeats it. Ties (common: a
     count of shared words ties across the tenth place on most LoCoMo questions) are broken by a
-    hash of the query and the document id, an order that owes nothing to when a document was
-    told; ingest order would favour early turns, and with them the early evidence.
+    hash of the query and the document's text, an order that owes nothing to when a document
+    was told (ingest order would favour early turns, and with them the early evidence) and that
+    is the same whatever ids a transport gives the documents.
     """
 
     name, version = "word-overlap", "in-process"
@@ -36,13 +37,18 @@ class WordOverlapAdapter(Memory):
     def retrieve(
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
     ) -> Recall:
-        wanted = frozenset(words(text_of(query)))
         asked = text_of(query)
-        scored = [
-            (len(wanted & held), _tie_breaker(asked, document.id), position)
-            for position, (document, held) in enumerate(self._documents)
+        wanted = frozenset(words(asked))
+        shared = [
+            (len(wanted & held), position) for position, (_, held) in enumerate(self._documents)
         ]
-        ranked = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[1]))[:k]
+        # only documents that share a word are ranked, so only they need a tie-breaking key
+        scored = [
+            (score, _tie_breaker(asked, self._documents[position][0].text), position)
+            for score, position in shared
+            if score > 0
+        ]
+        ranked = sorted(scored, key=lambda s: (-s[0], s[1]))[:k]
         return Recall(
             documents=tuple(self._documents[position][0] for _, _, position in ranked),
             declared={"shared_words": [score for score, _, _ in ranked]},
@@ -55,9 +61,9 @@ class WordOverlapAdapter(Memory):
         return f"{len(self._documents)} document(s)"
 
 
-def _tie_breaker(query: str, document_id: str) -> bytes:
+def _tie_breaker(query: str, text: str) -> bytes:
     """A fixed pseudo-random key per query and document: the same run gives the same order."""
-    return hashlib.blake2b(f"{query}\0{document_id}".encode(), digest_size=8).digest()
+    return hashlib.blake2b(f"{query}\0{text}".encode(), digest_size=8).digest()
 
 
 WordOverlap = WordOverlapAdapter
