@@ -133,6 +133,8 @@ class Judge(_AnswerScore):
             self.name,
             *(f"{self.name}.pass-{i}" for i in range(1, passes + 1) if passes > 1),
         )
+        # every pass is CORRECT or WRONG; the per-task mean over several passes is not binary
+        self.binary = self.produces[1:] if passes > 1 else (self.name,)  # type: ignore[misc]
         self.account = _Account()
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:

@@ -54,3 +54,14 @@ def test_judged_names_read_back_protocol_and_judge() -> None:
     )
     assert judged_name("locomo-f1:locomo@v1") == ("locomo-f1", "locomo@v1", None)
     assert judged_name("evidence-recall@5") is None and judged_name("judge") is None
+
+
+def test_a_single_pass_judge_is_declared_binary() -> None:
+    from memrank.answer import Judge, protocol
+    from memrank.systems.models import OpenAIChat
+
+    judge = OpenAIChat("m", base_url="http://127.0.0.1:9/v1", api_key=None)
+    one, many = Judge(protocol("mem0"), judge), Judge(protocol("mem0"), judge, passes=3)
+    assert one.binary == (one.name,)
+    assert many.binary == tuple(f"{many.name}.pass-{i}" for i in (1, 2, 3))
+    judge.close()
