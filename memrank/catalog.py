@@ -139,7 +139,8 @@ EVALUATIONS: tuple[Entry, ...] = (
         "locomo",
         "memrank.evaluations.locomo:locomo",
         "LoCoMo: 10 long conversations, 1,986 questions (446 adversarial, negative); "
-        "evidence recall at turn and session level; slices smoke, mini",
+        "evidence recall at turn and session level; slices smoke, mini, images (the questions "
+        "citing an image turn)",
         needs="locomo10.json (2.8 MB, CC BY-NC 4.0): downloaded once to the data dir "
         "(MEMRANK_DATA_DIR), or MEMRANK_LOCOMO_FILE",
     ),
