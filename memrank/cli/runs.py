@@ -75,12 +75,14 @@ def submit_command(
 @click.option("--interval", default=0.5, show_default=True, help="Seconds between looks.")
 def watch_command(run_id: str, interval: float) -> None:
     """Follow run ID until it ends: progress on stderr, then its result; exits as it did."""
-    from memrank.runs.registry import RESULT, RunState, find, run_folder, tasks_done
+    from memrank.runs.registry import LOG, RESULT, RunState, find, run_folder, tasks_done
 
     shown = ""
     while True:
         record = find(run_id)
         line = f"{record.id}  {record.state.value}  {_done(record, tasks_done(record))}"
+        if record.state is RunState.RUNNING:  # the run's own progress line: rate, time left
+            line = _last_progress(run_folder(record.id) / LOG) or line
         if line != shown:
             click.echo(line, err=True)
             shown = line
@@ -224,3 +226,16 @@ def _age(now: datetime, then: datetime) -> str:
         if seconds >= size:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
+
+
+def _last_progress(log: Path) -> str | None:
+    """The newest progress line a submitted run wrote to its log (one per finished unit)."""
+    try:
+        with log.open("rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(handle.tell() - 4096, 0))
+            tail = handle.read().decode(errors="replace")
+    except OSError:
+        return None
+    lines = [line for line in tail.splitlines() if " tasks (" in line and " units  " in line]
+    return lines[-1] if lines else None

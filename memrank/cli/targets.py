@@ -13,7 +13,7 @@ __all__ = ["targets_group"]
 
 @click.group("targets")
 def targets_group() -> None:
-    """Systems reached over HTTP: check a translator before running it."""
+    """Targets (named systems): list them, show what one needs, check a translator."""
 
 
 @targets_group.command("verify")

@@ -106,3 +106,16 @@ def test_a_registry_that_cannot_be_written_is_refused_naming_the_variable(
     done = memrank_here("run", "word-overlap", "demo")
     assert done.returncode == 2
     assert "the run registry (move it with MEMRANK_HOME)" in done.stderr
+
+
+def test_resume_refuses_what_it_cannot_resume(home: Path) -> None:
+    nothing = memrank_here("run", "word-overlap", "demo", "--resume")
+    assert nothing.returncode == 2
+    assert "no stopped run of word-overlap on demo to resume" in nothing.stderr
+    done = memrank_here("run", "word-overlap", "demo")
+    run_id = re.search(r"run:\s+(\S+)", done.stderr)[1]  # type: ignore[index]
+    again = memrank_here("run", "word-overlap", "demo", "--resume", run_id)
+    assert again.returncode == 2 and f"run {run_id} is done" in again.stderr
+    other = memrank_here("run", "no-context", "demo", "--resume", run_id)
+    assert other.returncode == 2
+    assert f"resume it with: memrank run word-overlap demo --resume {run_id}" in other.stderr
