@@ -133,6 +133,7 @@ def memory() -> None:
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # each line as measured
     throughput(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
     memory()
     warm_cache()
