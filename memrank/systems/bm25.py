@@ -21,7 +21,7 @@ import numpy.typing as npt
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import CaptionsRead, words
-from memrank.systems.ties import TIES, descending, tie_keys
+from memrank.systems.ties import TIES, tie_keys, top
 
 __all__ = ["BM25", "BM25Adapter", "BM25Index", "BM25Plain"]
 
@@ -72,7 +72,7 @@ class BM25Index:
         """
         scores = self.scores(query)
         scored = np.flatnonzero(scores > 0)
-        order = scored[descending(scores[scored], ties(scored.tolist()))][:k]
+        order = scored[top(scores[scored], k, lambda best: ties(scored[best].tolist()))]
         return [(int(position), float(scores[position])) for position in order]
 
     def _build(self) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,6 +40,7 @@ class EmbeddingCache:
 
     def __init__(self, path: Path, dimensions: int) -> None:
         self.path, self.dimensions = path, dimensions
+        self._lock = threading.Lock()  # one connection, shared by the threads of a server
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, timeout=60, check_same_thread=False)
@@ -61,16 +63,17 @@ class EmbeddingCache:
     def get(self, keys: Sequence[bytes]) -> dict[bytes, npt.NDArray[np.float32]]:
         """The vectors held for those keys (keys not held are absent)."""
         found: dict[bytes, npt.NDArray[np.float32]] = {}
-        for start in range(0, len(keys), _LOOKUP_CHUNK):
-            chunk = keys[start : start + _LOOKUP_CHUNK]
-            rows = self._db.execute(
-                f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})",
-                chunk,
-            )
-            for key, blob in rows:
-                vector = np.frombuffer(blob, dtype=np.float32)
-                if vector.shape == (self.dimensions,):  # anything else was not written by us
-                    found[key] = vector
+        with self._lock:
+            for start in range(0, len(keys), _LOOKUP_CHUNK):
+                chunk = keys[start : start + _LOOKUP_CHUNK]
+                rows = self._db.execute(
+                    f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+                for key, blob in rows:
+                    vector = np.frombuffer(blob, dtype=np.float32)
+                    if vector.shape == (self.dimensions,):  # anything else was not written by us
+                        found[key] = vector
         return found
 
     def put(self, keys: Sequence[bytes], vectors: npt.NDArray[np.float32]) -> None:
@@ -79,11 +82,8 @@ class EmbeddingCache:
             (k, np.ascontiguousarray(v, dtype=np.float32).tobytes())
             for k, v in zip(keys, vectors, strict=True)
         ]
-        with self._db:
+        with self._lock, self._db:
             self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?)", rows)
-
-    def close(self) -> None:
-        self._db.close()
 
 
 def cache_for(model: str, dimensions: int) -> EmbeddingCache | None:

@@ -33,7 +33,7 @@ from memrank.systems.bm25 import BM25Index
 from memrank.systems.dense import DIMENSIONS, MiniLM, require_dense
 from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import CaptionsRead, words
-from memrank.systems.ties import TIES, descending, tie_keys
+from memrank.systems.ties import TIES, tie_keys, top
 
 __all__ = ["DenseLexical", "Hybrid", "HybridAdapter", "split_words"]
 
@@ -130,9 +130,12 @@ class DenseLexical(Memory):
         """Every unit's BM25 score for the query, in ingest order (0 shares no term)."""
         return self._lexical.scores(self._terms(text))
 
-    def _ties(self, text: str) -> npt.NDArray[np.uint64]:
-        """Every unit's key among equal scores for this query (``memrank.systems.ties``)."""
-        return tie_keys(text, (unit.text for unit in self._units))
+    def _ties(
+        self, text: str, positions: Sequence[int] | npt.NDArray[np.intp] | None = None
+    ) -> npt.NDArray[np.uint64]:
+        """The units' keys among equal scores for this query (all units when none are named)."""
+        units = self._units if positions is None else [self._units[p] for p in positions]
+        return tie_keys(text, (unit.text for unit in units))
 
     def _neighbours(self, unit: int) -> list[int]:
         """The units at most ``window`` places before and after, in the same session."""
@@ -201,17 +204,18 @@ class HybridAdapter(DenseLexical):
         if not self._units:
             return Recall()
         text = text_of(query)
-        ties = self._ties(text)
         fused = self.dense_weight * _minmax(self._dense(text))
         fused += (1 - self.dense_weight) * _minmax(self._bm25(text))
         final, via = fused.copy(), ["direct"] * len(fused)
         if self.neighbour_weight > 0:
-            for position in descending(fused, ties)[:k]:  # only a top-k unit can lift one into k
+            for position in top(
+                fused, k, lambda best: self._ties(text, best)
+            ):  # only a top-k unit can lift one into k
                 lifted = self.neighbour_weight * fused[position]
                 for neighbour in self._neighbours(int(position)):
                     if lifted > final[neighbour]:
                         final[neighbour], via[neighbour] = lifted, "neighbour"
-        picked = [int(p) for p in descending(final, ties)[:k]]
+        picked = [int(p) for p in top(final, k, lambda best: self._ties(text, best))]
         return Recall(
             documents=tuple(self._units[p] for p in picked),
             declared={

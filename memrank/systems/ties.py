@@ -11,12 +11,12 @@ ids a transport gives the documents, and it owes nothing to when a document was 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["TIES", "descending", "tie_keys"]
+__all__ = ["TIES", "descending", "tie_keys", "top"]
 
 TIES = "equal scores in the order of blake2b(query, text): pseudo-random, not ingest order"
 """The rule, as recorded in a run's components."""
@@ -40,3 +40,22 @@ def descending(
     # lexsort sorts by its last key first: score descending, then tie key ascending.
     order: npt.NDArray[np.intp] = np.lexsort((keys, -scores))
     return order
+
+
+def top(
+    scores: npt.NDArray[np.float64],
+    k: int,
+    keys_of: Callable[[npt.NDArray[np.intp]], npt.NDArray[np.uint64]],
+) -> npt.NDArray[np.intp]:
+    """The positions of the k best scores, best first; equal scores in the order of their keys.
+
+    ``keys_of(positions)`` is asked only for the positions that can reach the first k (those
+    scoring at least the k-th best score), so a query hashes about k texts, not all of them.
+    """
+    if k <= 0 or len(scores) == 0:
+        return np.zeros(0, dtype=np.intp)
+    cut = min(k, len(scores)) - 1
+    kth_best = -np.partition(-scores, cut)[cut]
+    contenders = np.flatnonzero(scores >= kth_best)
+    best: npt.NDArray[np.intp] = contenders[descending(scores[contenders], keys_of(contenders))][:k]
+    return best

