@@ -27,7 +27,10 @@ from memrank.board.pages import run_link
 from memrank.board.reading import ColumnReading, Headline
 from memrank.stats import LEVEL
 
-__all__ = ["Shown", "cell_of", "evaluation_page", "shown_in"]
+__all__ = ["NEAREST", "Shown", "cell_of", "evaluation_page", "shown_in"]
+
+NEAREST = 10
+"""Separated runs a run page lists on each side of it, nearest first."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class Shown:
     column: str
     categories: tuple[CategoryRow, ...]
     comparisons: tuple[Comparison, ...]
+    more_better: int
+    """Runs significantly better that the page does not list (beyond the nearest)."""
+    more_worse: int
     evaluation: str
 
 
@@ -109,11 +115,14 @@ def shown_in(
     for index, run in enumerate(reading.runs):
         cell = cells[reading.positions[index]]
         assert cell is not None  # every run of a reading has its cell
+        comparisons, more_better, more_worse = _comparisons(reading, index, links)
         shown[run.artifact_id] = Shown(
             cell=cell,
             column=reading.column.title,
             categories=_categories(reading, index),
-            comparisons=_comparisons(reading, index, links),
+            comparisons=comparisons,
+            more_better=more_better,
+            more_worse=more_worse,
             evaluation=page,
         )
     return shown
@@ -133,9 +142,9 @@ def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
 
 def _comparisons(
     reading: ColumnReading, index: int, links: Sequence[RunLink]
-) -> tuple[Comparison, ...]:
+) -> tuple[tuple[Comparison, ...], int, int]:
     if index not in reading.ranked:
-        return ()
+        return (), 0, 0
     k = reading.ranked.index(index)  # at most a few hundred runs per column
     higher = reading.column.direction is Direction.HIGHER
     found = []
@@ -159,7 +168,18 @@ def _comparisons(
             )
         )
     found.sort(key=lambda c: (-c.other_value if higher else c.other_value, c.other.path))
-    return tuple(found)
+    return _nearest(found)
+
+
+def _nearest(found: list[Comparison]) -> tuple[tuple[Comparison, ...], int, int]:
+    """Every tie, and the ``NEAREST`` separated runs on each side; how many better and worse
+    runs are left out. Listing all of them on every run page would grow the site with the
+    square of the runs; the evaluation page's compare-two and matrix hold every pair."""
+    better = [c for c in found if c.verdict == "better"]
+    worse = [c for c in found if c.verdict == "worse"]
+    shown = {id(c) for c in better[-NEAREST:] + worse[:NEAREST]}
+    kept = tuple(c for c in found if c.verdict == "tie" or id(c) in shown)
+    return kept, max(0, len(better) - NEAREST), max(0, len(worse) - NEAREST)
 
 
 def _p(value: float) -> float | None:

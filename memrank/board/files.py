@@ -40,7 +40,7 @@ def data_files(board: Board) -> dict[str, bytes]:
     for page in board.evaluations:
         files[page.forest_path] = forest(page)
         files[page.matrix_path] = matrix(page)
-        files[page.data_path] = _json(_compare_json(page))
+        files[page.data_path] = _json(_compare_json(page), indent=False)
     files[urls.FEED] = feed(board)
     files[urls.TRUST] = _json(board.trust.model_dump(mode="json", by_alias=True))
     files[urls.SITEMAP] = _sitemap(board)
@@ -72,10 +72,13 @@ def manifest(board: Board, files: dict[str, bytes]) -> bytes:
     )
 
 
-def _json(data: Any) -> bytes:
+def _json(data: Any, *, indent: bool = True) -> bytes:
+    """Sorted keys; indented for reading, except the compare-two data, which has a number per
+    pair of runs and is read by a script."""
     import orjson
 
-    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+    option = orjson.OPT_SORT_KEYS | (orjson.OPT_INDENT_2 if indent else 0)
+    return orjson.dumps(data, option=option) + b"\n"
 
 
 def _rank_json(rank: Rank | None) -> dict[str, int] | None:

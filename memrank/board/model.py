@@ -237,7 +237,12 @@ class RunPage(BaseModel):
     superseded_by: str | None
     """The run page of the artifact that corrects this one; a superseded run leaves the table."""
     comparisons: tuple[Comparison, ...]
-    """Every other run shown in the same column, best first."""
+    """Other runs shown in the same column, best first: every tie, and the nearest runs the
+    test separates on each side."""
+    more_better: int = 0
+    """Runs significantly better than this one that ``comparisons`` leaves out."""
+    more_worse: int = 0
+    """Runs significantly worse than this one that ``comparisons`` leaves out."""
     evaluation_path: str | None
 
 

@@ -50,6 +50,8 @@ def run_page(
         supersedes=urls.run(supersedes) if supersedes else None,
         superseded_by=urls.run(superseded_by) if superseded_by else None,
         comparisons=shown.comparisons if shown else (),
+        more_better=shown.more_better if shown else 0,
+        more_worse=shown.more_worse if shown else 0,
         evaluation_path=shown.evaluation if shown else None,
     )
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memrank.board import urls
+from memrank.board.compare import NEAREST
 from memrank.board.model import Board
 from memrank.board.text import isolated, plain, short, visible
 from memrank.errors import BoardConfigError
@@ -81,6 +82,7 @@ def _environment(templates: Path) -> Environment:
     )
     environment.filters.update(FILTERS)
     environment.globals["urls"] = urls
+    environment.globals["nearest"] = NEAREST
     return environment
 
 

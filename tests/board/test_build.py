@@ -88,7 +88,7 @@ def test_an_empty_track_has_no_rows(board: Board) -> None:
     assert (coding.name, coding.rows, coding.columns) == ("coding", (), ())
 
 
-def test_every_run_is_compared_with_every_other_run_of_its_column(board: Board) -> None:
+def test_every_run_is_compared_with_the_other_runs_of_its_column(board: Board) -> None:
     shown = [run for run in board.runs if run.headline is not None]
     assert len(shown) == 6
     for run in shown:
@@ -234,3 +234,20 @@ def test_updated_is_source_date_epoch_else_the_newest_attestation(
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
     with pytest.raises(BoardConfigError, match="SOURCE_DATE_EPOCH='yesterday'"):
         source_date()
+
+
+def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs(board: Board) -> None:
+    from memrank.board.compare import NEAREST, _nearest
+    from memrank.board.model import Comparison
+
+    link = board.runs[0].comparisons[0].other if board.runs[0].comparisons else None
+    assert link is not None
+    verdicts = ["better"] * 25 + ["tie"] * 3 + ["worse"] * 25
+    found = [
+        Comparison(other=link, other_value=1 - i / 100, difference=0.0, p_value=0.5, verdict=v)
+        for i, v in enumerate(verdicts)
+    ]
+    kept, more_better, more_worse = _nearest(found)
+    assert [c.verdict for c in kept] == ["better"] * NEAREST + ["tie"] * 3 + ["worse"] * NEAREST
+    assert kept[0] is found[25 - NEAREST] and kept[-1] is found[28 + NEAREST - 1]
+    assert (more_better, more_worse) == (25 - NEAREST, 25 - NEAREST)
