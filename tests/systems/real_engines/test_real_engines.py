@@ -37,7 +37,7 @@ TOLD = [
 def _run(engine: Engine, system: str, evaluation: str, tmp_path: Path, *options: str) -> Result:
     tmp_path.mkdir(parents=True, exist_ok=True)
     saved = tmp_path / f"{system}-{evaluation.replace(':', '-')}.json"
-    args = ["run", system, evaluation, "--save", str(saved), "--summary"]
+    args = ["run", system, evaluation, "--save", str(saved)]
     for option in options:
         args += ["--option", option]
     done = CliRunner(env={engine.variable: engine.url}).invoke(main, args)
@@ -156,7 +156,7 @@ def test_3_mem0s_score_cut_off_is_stated_and_can_be_lowered(mem0: Engine) -> Non
     default = _unit(Mem0(mem0.url, infer=False), "cutoff", many)
     cut = default.retrieve(query, 8, "cutoff")
     default.cleanup()
-    lowered = _unit(Mem0(mem0.url, infer=False, threshold=-1.0), "nocutoff", many)
+    lowered = _unit(Mem0(mem0.url, infer=False, threshold=0.0), "nocutoff", many)
     everything = lowered.retrieve(query, 8, "nocutoff")
     lowered.cleanup()
     assert len(everything.documents) == 8
