@@ -96,7 +96,7 @@ class Mem0(EngineMemory):
                 continue
             if not self.infer:
                 raise EndpointError(
-                    f"{what}: Mem0 answered {{\"results\": []}} with infer off: it stored nothing "
+                    f'{what}: Mem0 answered {{"results": []}} with infer off: it stored nothing '
                     "for this document"
                 )
             stored_nothing += 1
