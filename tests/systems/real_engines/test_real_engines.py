@@ -5,6 +5,7 @@ differences found between the clients and the engines (tests/engines/README.md).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -34,15 +35,51 @@ TOLD = [
 ]
 
 
-def _run(engine: Engine, system: str, evaluation: str, tmp_path: Path, *options: str) -> Result:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    saved = tmp_path / f"{system}-{evaluation.replace(':', '-')}.json"
+def _saved(env: dict[str, str], system: str, evaluation: str, where: Path, *options: str) -> Path:
+    """`memrank run` as a user types it, with ``env``; the saved result file."""
+    where.mkdir(parents=True, exist_ok=True)
+    saved = where / f"{system}-{evaluation.replace(':', '-')}.json"
     args = ["run", system, evaluation, "--save", str(saved)]
     for option in options:
         args += ["--option", option]
-    done = CliRunner(env={engine.variable: engine.url}).invoke(main, args)
+    done = CliRunner(env=env).invoke(main, args)
     assert done.exit_code == 0, done.output
-    return Result.load(saved)
+    return saved
+
+
+def _run(engine: Engine, system: str, evaluation: str, where: Path, *options: str) -> Result:
+    return Result.load(_saved({engine.variable: engine.url}, system, evaluation, where, *options))
+
+
+@dataclass
+class Smoke:
+    """Each engine's locomo:smoke result file, run at most once a session (a run takes minutes)."""
+
+    locomo: dict[str, str]
+    where: pytest.TempPathFactory
+    saved: dict[str, Path] = field(default_factory=dict)
+
+    def of(self, system: str, request: pytest.FixtureRequest) -> Path:
+        if system not in self.saved:
+            engine: Engine = request.getfixturevalue(ENGINE_OF[system])
+            self.saved[system] = _saved(
+                {engine.variable: engine.url, **self.locomo},
+                system,
+                "locomo:smoke",
+                self.where.mktemp(f"smoke-{system}"),
+                *SMOKE_OPTIONS[system],
+            )
+        return self.saved[system]
+
+
+SMOKE_OPTIONS = {"mem0": ("infer=false",), "hindsight": (), "aml": ()}
+ENGINE_OF = {"mem0": "mem0", "hindsight": "hindsight", "aml": "ami"}
+
+
+@pytest.fixture(scope="session")
+def smoke(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Smoke:
+    locomo = {"MEMRANK_LOCOMO_FILE": str(shared_data / "locomo" / "locomo10.json")}
+    return Smoke(locomo, tmp_path_factory)
 
 
 def _failed(result: Result) -> int:
@@ -69,22 +106,11 @@ def test_the_demo_runs_with_no_failed_task(
     assert len(result.traces) == 5
 
 
-@pytest.mark.parametrize(
-    ("fixture", "system", "options"),
-    [("mem0", "mem0", ("infer=false",)), ("hindsight", "hindsight", ()), ("ami", "aml", ())],
-)
+@pytest.mark.parametrize("system", ["mem0", "hindsight", "aml"])
 def test_locomo_smoke_runs_with_no_failed_task(
-    fixture: str,
-    system: str,
-    options: tuple[str, ...],
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    shared_data: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    system: str, smoke: Smoke, request: pytest.FixtureRequest
 ) -> None:
-    engine: Engine = request.getfixturevalue(fixture)
-    monkeypatch.setenv("MEMRANK_LOCOMO_FILE", str(shared_data / "locomo" / "locomo10.json"))
-    result = _run(engine, system, "locomo:smoke", tmp_path, *options)
+    result = Result.load(smoke.of(system, request))
     assert result.refusal is None and _failed(result) == 0
     recall = [v.value for v in result.values_of("evidence-recall@10") if v.value is not None]
     assert recall and sum(recall) / len(recall) > 0.05  # it found evidence, not nothing
@@ -220,14 +246,22 @@ def test_8_hindsight_answers_are_stored_without_repeating_every_item(
     assert len(declared["response"]["results"]) <= 5  # the trace keeps only what memrank used
 
 
+def test_8_a_hindsight_result_file_stays_within_a_few_times_bm25s(
+    hindsight: Engine, smoke: Smoke, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    # Kept whole, recall's answers (95-230 items each) made the smoke result 16.8 MB, ~15x bm25's
+    hindsight_size = smoke.of("hindsight", request).stat().st_size
+    bm25_size = _saved(smoke.locomo, "bm25", "locomo:smoke", tmp_path).stat().st_size
+    assert hindsight_size < 3 * bm25_size, (hindsight_size, bm25_size)
+
+
 def test_9_a_hindsight_rerun_is_read_as_a_rerun(
-    hindsight: Engine, tmp_path: Path, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+    hindsight: Engine, smoke: Smoke, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     # The engine is not deterministic run to run on identical input; a reading of a rerun says
     # so exactly when the two runs differ, and never otherwise.
-    monkeypatch.setenv("MEMRANK_LOCOMO_FILE", str(shared_data / "locomo" / "locomo10.json"))
-    first = _run(hindsight, "hindsight", "locomo:smoke", tmp_path / "first")
-    second = _run(hindsight, "hindsight", "locomo:smoke", tmp_path / "second")
+    first = Result.load(smoke.of("hindsight", request))
+    second = _run(hindsight, "hindsight", "locomo:smoke", tmp_path)
     reading = memrank.paired(first, second)
     differing, shared = differing_tasks(first, second)
     assert shared == len(first.traces)
