@@ -71,9 +71,10 @@ class EvaluationRecord(BaseModel):
     slice: str | None = None
     budget: Budget | None = None
     """The context budget the run's recalls were cut to, as the evaluation declared it."""
-    binary: tuple[str, ...] = ()
+    binary: tuple[str, ...] | None = None
     """The value names the measures declare binary (0 or 1); a paired reading tests them as
-    binary outcomes and every other value as continuous."""
+    binary outcomes and every other value as continuous. None: saved before measures declared
+    their type (memrank.measures.kinds.declared_binary reads it)."""
 
 
 class ClearingRecord(BaseModel):

@@ -19,7 +19,7 @@ from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
-from memrank.measures.kinds import binary_names
+from memrank.measures.kinds import binary_names, declared_binary
 from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
@@ -99,7 +99,7 @@ def measure(result: Result, *measures: Measure) -> Result:
             "evaluation": result.evaluation.model_copy(
                 update={
                     "measures": result.evaluation.measures + tuple(m.name for m in measures),
-                    "binary": result.evaluation.binary + binary_names(measures),
+                    "binary": declared_binary(result.evaluation) + binary_names(measures),
                 }
             ),
         }

@@ -22,6 +22,7 @@ from memrank.board.pages import run_link, run_page
 from memrank.board.pairs import pair_pages
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
+from memrank.measures.kinds import declared_binary
 from memrank.provenance import Evidence
 from memrank.stats import cluster_codes, pairwise_p_values, tie_aware_ranks
 
@@ -299,7 +300,7 @@ def _ranks(column: Column, runs: Sequence[VerifiedRun | None]) -> list[int | Non
             positions.append(position)
             rows.append(units)
             groups.update({trace.task.id: trace.task.group for trace in run.result.traces})
-            binary = binary and column.measure in run.result.evaluation.binary
+            binary = binary and column.measure in declared_binary(run.result.evaluation)
     ranks: list[int | None] = [None] * len(runs)
     if not rows:
         return ranks
