@@ -34,6 +34,7 @@ SCORES_SCHEMA: Literal["memrank.scores/v1"] = "memrank.scores/v1"
 ABSENT_WHY = "the result file holds no value of this measure for this task"
 """The why of a task the measure produced no value for (absent is not zero)."""
 _SHA256 = r"^[0-9a-f]{64}$"
+_MAX_SAFE = 2**53 - 1
 _READ = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
@@ -143,7 +144,9 @@ def _scores_document(result: dict[str, Any]) -> dict[str, Any]:
         name, task_id = value["measure"], value["task_id"]
         if task_id not in position:
             raise TypeError(f"a value of {name!r} names task {task_id!r}, which has no trace")
-        column = columns.setdefault(name, _empty_column(value["decider"], len(position)))
+        if name not in columns:
+            columns[name] = _empty_column(value["decider"], len(position))
+        column = columns[name]
         at = position[task_id]
         if column["decider"] != value["decider"]:
             raise TypeError(
@@ -187,13 +190,20 @@ def _finished(column: dict[str, Any]) -> dict[str, Any]:
     share = any(count is not None for count in column["count"])
     return {
         "decider": column["decider"],
-        "values": column["values"],
+        # 1.0 as the integer 1: the same canonical text, and the encoder's fast path takes it.
+        "values": [_integral(value) for value in column["values"]],
         # Each distinct reason once, with the tasks it explains: a reason repeats by the
         # hundred in a real run, and spelled out per task it would dwarf the numbers.
         "why": [[why, indices] for why, indices in grouped.items()],
         "count": column["count"] if share else None,
         "total": column["total"] if share else None,
     }
+
+
+def _integral(value: float | None) -> float | int | None:
+    if value is not None and value.is_integer() and abs(value) <= _MAX_SAFE:
+        return int(value)
+    return value
 
 
 def read_scores(raw: bytes, *, source: str) -> Scores:

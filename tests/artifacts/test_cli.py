@@ -80,6 +80,27 @@ def test_attest_then_verify_reports_ok(workspace: Path) -> None:
     assert single.exit_code == 0 and "1 verified" in single.output
 
 
+def test_attest_into_a_store_then_verify_shallow_and_deep(workspace: Path) -> None:
+    artifacts, store = workspace / "artifacts", workspace / "store"
+    done = invoke(
+        "attest", workspace / "wheel-run.json", "--track", "textual", "--division", "open-source",
+        "--key", workspace / "keys" / "release-1.pem", "--artifacts", artifacts,
+        "--results-store", store,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert not (artifacts / "results").exists() and len(list(store.glob("*.json"))) == 1
+    assert len(list((artifacts / "scores").glob("*.json"))) == 1
+    shallow = invoke("verify", artifacts)
+    assert shallow.exit_code == 0 and "(result file not checked)" in shallow.output
+    unnamed = invoke("verify", artifacts, "--deep")
+    assert unnamed.exit_code == 6 and "SubjectMissing" in unnamed.output
+    deep = invoke("verify", artifacts, "--deep", "--store", store)
+    assert deep.exit_code == 0, deep.output
+    assert "1 verified, 0 refused" in deep.output and "not checked" not in deep.output
+    wrong = invoke("verify", artifacts, "--deep", "--store", "http://example.org/{sha256}")
+    assert wrong.exit_code == 2 and "https://" in wrong.output
+
+
 def test_verify_reports_each_refusal_and_exits_6(workspace: Path) -> None:
     artifacts, key = workspace / "artifacts", workspace / "keys" / "release-1.pem"
     pem = key.read_text()
