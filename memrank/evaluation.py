@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from memrank._types import FROZEN, UTCDateTime
+from memrank.budget import Budget
 from memrank.measure import Measure
 from memrank.system import Content, Document
 
@@ -115,6 +116,9 @@ class Evaluation(BaseModel):
     """Set when this is a subset of a full evaluation (a slice is not a measurement)."""
     dataset: DatasetBundle | None = None
     """The pinned material the tasks were read from; derived from the tasks when left out."""
+    budget: Budget | None = None
+    """The context budget every system's recall is held to (see memrank.budget); None: none
+    declared, so arms are compared at k only."""
 
     @field_validator("tasks")
     @classmethod

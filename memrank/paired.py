@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measure import Value
+from memrank.measures.kinds import declared_binary
 from memrank.result import Result, SystemRecord
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
@@ -129,7 +130,7 @@ def paired(a: Result, b: Result) -> Paired:
     tasks_a, tasks_b = _task_ids(a), _task_ids(b)
     shared = [task for task in tasks_a if task in tasks_b]
     clusters = {**_groups(b), **_groups(a)}
-    binary = set(a.evaluation.binary) & set(b.evaluation.binary)
+    binary = set(declared_binary(a.evaluation)) & set(declared_binary(b.evaluation))
     readings = []
     for measure, held_a in values_a.items():
         if measure in values_b:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from memrank._types import FROZEN, UTCDateTime
+from memrank.budget import Budget
 from memrank.errors import ResultFileError
 from memrank.evaluation import Clearing, DatasetBundle
 from memrank.measure import Value
@@ -68,9 +69,12 @@ class EvaluationRecord(BaseModel):
     measures: tuple[str, ...]
     """The names of the measures applied, in order."""
     slice: str | None = None
-    binary: tuple[str, ...] = ()
+    budget: Budget | None = None
+    """The context budget the run's recalls were cut to, as the evaluation declared it."""
+    binary: tuple[str, ...] | None = None
     """The value names the measures declare binary (0 or 1); a paired reading tests them as
-    binary outcomes and every other value as continuous."""
+    binary outcomes and every other value as continuous. None: saved before measures declared
+    their type (memrank.measures.kinds.declared_binary reads it)."""
 
 
 class ClearingRecord(BaseModel):

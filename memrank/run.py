@@ -14,11 +14,12 @@ from typing import Any
 
 from memrank._clock import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
+from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation, Task, Unit
 from memrank.measure import Measure, Scope, Value
 from memrank.measures import FailureRate, Latency
-from memrank.measures.kinds import binary_names
+from memrank.measures.kinds import binary_names, declared_binary
 from memrank.provenance import capture
 from memrank.result import ClearingRecord, EvaluationRecord, Result, SystemRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
@@ -57,6 +58,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         measures=tuple(m.name for m in measures),
         slice=evaluation.slice,
         binary=binary_names(measures),
+        budget=evaluation.budget,
     )
     refusal = _refusal(system, evaluation, measures)
     if refusal is not None:
@@ -70,6 +72,7 @@ def run(system: object, evaluation: Evaluation, *, concurrency: int = 4) -> Resu
         )
     assert isinstance(system, System)
     traces, clearing = _drive(system, evaluation, concurrency)
+    traces = hold_traces(traces, evaluation.budget)
     return Result(
         system=_record_of(system, touched=True),
         evaluation=evaluation_record,
@@ -96,7 +99,7 @@ def measure(result: Result, *measures: Measure) -> Result:
             "evaluation": result.evaluation.model_copy(
                 update={
                     "measures": result.evaluation.measures + tuple(m.name for m in measures),
-                    "binary": result.evaluation.binary + binary_names(measures),
+                    "binary": declared_binary(result.evaluation) + binary_names(measures),
                 }
             ),
         }

@@ -7,6 +7,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from memrank._types import FROZEN, UTCDateTime
+from memrank.budget import TraceCut
 from memrank.evaluation import Task
 from memrank.system import Recall
 
@@ -79,6 +80,9 @@ class Trace(BaseModel):
     error: Failure | None = None
     started: UTCDateTime
     finished: UTCDateTime
+    cut: TraceCut | None = None
+    """The cut the evaluation's context budget made to ``recalled`` (kept whole: measures read
+    it at k and at the budget); None when the evaluation declares no capped budget."""
 
     @property
     def task_id(self) -> str:

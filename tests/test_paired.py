@@ -258,3 +258,18 @@ def test_evaluations_without_shared_task_measures_say_so() -> None:
     assert reading.measures == ()
     assert "no task-scope measure is carried by both results; nothing to pair" in str(reading)
     assert str(reading).endswith(CLOSING)
+
+
+def test_the_type_is_the_measures_declaration_not_the_values(mine: Result, control: Result) -> None:
+    assert mine.evaluation.binary == ("word-match",)  # WordMatch declares it
+    # a result that records no binary value reads word-match as continuous, 0/1 values or not
+    undeclared = {"evaluation": mine.evaluation.model_copy(update={"binary": ()})}
+    (reading,) = memrank.paired(mine.model_copy(update=undeclared), control).measures
+    assert reading.kind == "continuous" and reading.table is None
+    # one saved before measures declared their type (None) falls back to the shipped declarations
+    older = {"evaluation": mine.evaluation.model_copy(update={"binary": None})}
+    plain = {"evaluation": control.evaluation.model_copy(update={"binary": None})}
+    (reading,) = memrank.paired(
+        mine.model_copy(update=older), control.model_copy(update=plain)
+    ).measures
+    assert reading.kind == "binary" and reading.table is not None

@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from memrank._types import FROZEN
+from memrank.budget import Budget
 from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
 from memrank.measures.word_match import recalled_doc_id
@@ -155,7 +156,12 @@ class _EvidenceMeasure(Measure):
 
 class EvidenceRecall(_EvidenceMeasure):
     """Turn level: the share of a task's evidence turns found within the first k, k in 5, 10, 20;
-    and ``evidence-hit@10``, 1 when at least one evidence turn is within the first 10."""
+    and ``evidence-hit@10``, 1 when at least one evidence turn is within the first 10.
+
+    Given a capped ``budget`` it also reads the share at the budget, ``evidence-recall@500w``:
+    within the documents the run's budget cut kept (``trace.cut``), so every arm is read with
+    the same amount of text.
+    """
 
     name = "evidence-recall"
     produces = (
@@ -166,11 +172,23 @@ class EvidenceRecall(_EvidenceMeasure):
     )
     binary = (f"evidence-hit@{HIT_AT}", f"evidence-hit-negative@{HIT_AT}")
 
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.budget = budget if budget is not None and budget.capped else None
+
+    def names(self) -> tuple[str, ...]:
+        if self.budget is None:
+            return self.produces
+        at = self.budget.label
+        return (*self.produces, f"evidence-recall@{at}", f"evidence-recall-negative@{at}")
+
+    def __repr__(self) -> str:
+        return f"EvidenceRecall(budget={self.budget!r})" if self.budget else "EvidenceRecall()"
+
     def _scored(
         self, trace: Trace, turns: list[EvidenceTurn], documents: Sequence[Document]
     ) -> list[Value]:
         ranks = first_ranks(turns, documents)
-        produced = []
+        produced = self._at_budget(trace, turns, ranks) if self.budget else []
         for k in KS:
             found = [turn.id for turn, rank in zip(turns, ranks, strict=True) if rank and rank <= k]
             why = f"{len(found)} of {len(turns)} evidence turn(s) within the first {k}" + (
@@ -188,6 +206,23 @@ class EvidenceRecall(_EvidenceMeasure):
         )
         produced.append(self._value(trace, f"evidence-hit@{HIT_AT}", float(hit), why))
         return produced
+
+    def _at_budget(
+        self, trace: Trace, turns: list[EvidenceTurn], ranks: list[int | None]
+    ) -> list[Value]:
+        assert self.budget is not None
+        name = f"evidence-recall@{self.budget.label}"
+        if trace.cut is None or trace.cut.budget != self.budget:
+            why = f"the run was not held to the budget of {self.budget}, so it cannot be read there"
+            return [self._value(trace, name, None, why)]
+        kept = trace.cut.kept
+        found = [turn.id for turn, rank in zip(turns, ranks, strict=True) if rank and rank <= kept]
+        why = (
+            f"{len(found)} of {len(turns)} evidence turn(s) within the {kept} document(s) that "
+            f"fit {self.budget} ({trace.cut.used} used)"
+            + (f": {', '.join(found)}" if found else "")
+        )
+        return [self._value(trace, name, len(found) / len(turns), why)]
 
 
 class SessionRecall(_EvidenceMeasure):

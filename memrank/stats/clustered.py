@@ -8,7 +8,7 @@ without one is its own, see ``cluster_codes``). The test is chosen by the measur
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from pydantic import BaseModel
@@ -33,6 +33,9 @@ LEVEL = 0.05
 """The significance level of ranks; the intervals are the matching 95%."""
 FEW_CLUSTERS = 30
 """Below this many clusters a reading carries a caution: the evidence is that many units."""
+_CELLS_PER_CHUNK = 2_000_000
+"""Pair x task (or pair x cluster) cells held at a time by ``pairwise_p_values``: memory stays
+bounded however many runs and tasks."""
 _BINARY_NAMES = (kernels.EXACT_MCNEMAR, kernels.SIGN_FLIP, kernels.CLUSTERED_MCNEMAR)
 
 
@@ -188,29 +191,64 @@ def pairwise_p_values(
         return p
     valid = ~np.isnan(values)
     filled = np.where(valid, values, 0.0)
-    indicator = np.zeros((tasks, int(codes.max()) + 1))
-    indicator[np.arange(tasks), codes] = 1.0
-    sums, counts, only_a, only_b, left, right = [], [], [], [], [], []
-    for i in range(rows - 1):
-        others = np.arange(i + 1, rows)
-        both = valid[others] & valid[i]
-        difference = (filled[others] - filled[i]) * both
-        sums.append(difference @ indicator)
-        counts.append(both.astype(float) @ indicator)
-        only_a.append((difference < 0).sum(axis=1))
-        only_b.append((difference > 0).sum(axis=1))
-        left.append(np.full(len(others), i))
-        right.append(others)
-    s, n = np.vstack(sums), np.rint(np.vstack(counts)).astype(np.int64)
-    if binary:
-        pair_p = binary_p(s, n, np.concatenate(only_a), np.concatenate(only_b))
-        pair_p = np.where(n.sum(axis=1) > 0, pair_p, np.nan)
-    else:
-        pair_p = continuous_p(cr2(s, n))
-    first, second = np.concatenate(left), np.concatenate(right)
-    p[first, second] = pair_p
-    p[second, first] = pair_p
+    pieces = _by_cluster if rows * rows * len(np.unique(codes)) <= _CELLS_PER_CHUNK else _by_pair
+    for i, j, sums, counts, only_a, only_b in pieces(filled, valid, codes):
+        if binary:
+            chunk = binary_p(sums, counts, only_a, only_b)
+            chunk = np.where(counts.sum(axis=1) > 0, chunk, np.nan)
+        else:
+            chunk = continuous_p(cr2(sums, counts))
+        p[i, j] = chunk
+        p[j, i] = chunk
     return p
+
+
+_Pieces = Iterator[tuple[np.ndarray, ...]]
+
+
+def _by_cluster(filled: np.ndarray, valid: np.ndarray, codes: np.ndarray) -> _Pieces:
+    """Every pair at once, from products of row blocks per cluster: few clusters, any rows.
+
+    For rows i and j and cluster g, the sum of (x_j - x_i) over the tasks both valued is
+    sum x_j v_i - sum x_i v_j, an entry of V_g X_g^T minus its transpose (x is 0 where absent).
+    """
+    rows = len(filled)
+    clusters = np.unique(codes)
+    sums = np.empty((rows, rows, len(clusters)))
+    counts = np.empty((rows, rows, len(clusters)))
+    only_a, only_b = np.zeros((rows, rows)), np.zeros((rows, rows))
+    for position, cluster in enumerate(clusters):
+        x, v = filled[:, codes == cluster], valid[:, codes == cluster].astype(float)
+        held = v @ x.T  # [i, j]: sum of x_j over tasks i valued
+        sums[:, :, position] = held - held.T
+        counts[:, :, position] = v @ v.T
+        both_one = x @ x.T
+        only_b += held - both_one  # j is 1 where i is 0 (binary columns)
+        only_a += held.T - both_one
+    i, j = np.triu_indices(rows, 1)
+    yield i, j, sums[i, j], np.rint(counts[i, j]).astype(np.int64), only_a[i, j], only_b[i, j]
+
+
+def _by_pair(filled: np.ndarray, valid: np.ndarray, codes: np.ndarray) -> _Pieces:
+    """Pairs in chunks, each pair's differences summed per cluster: for many clusters (up to one
+    per task), where a rows x rows x clusters block would not fit."""
+    order = np.argsort(codes, kind="stable")  # each cluster's tasks side by side, for reduceat
+    filled, valid = filled[:, order], valid[:, order]
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    first, second = np.triu_indices(len(filled), 1)
+    step = max(1, _CELLS_PER_CHUNK // filled.shape[1])
+    for start in range(0, len(first), step):
+        i, j = first[start : start + step], second[start : start + step]
+        both = valid[i] & valid[j]
+        difference = (filled[j] - filled[i]) * both
+        yield (
+            i,
+            j,
+            np.add.reduceat(difference, starts, axis=1),
+            np.add.reduceat(both.astype(np.int64), starts, axis=1),
+            (difference < 0).sum(axis=1),
+            (difference > 0).sum(axis=1),
+        )
 
 
 def _aligned(

@@ -194,3 +194,17 @@ def test_nothing_paired_and_one_cluster_say_so() -> None:
     assert empty.n_tasks == 0 and empty.p_value is None and empty.caution
     one = paired_reading([0.1, 0.3], [0.2, 0.9], [0, 0], binary=False)
     assert one.low is None and one.p_value is None and "only 1 cluster" in (one.caution or "")
+
+
+def test_the_pairwise_matrix_holds_for_a_task_per_cluster_too() -> None:
+    # 40 runs x 1,500 single-task clusters is too big for one block: pairs go in chunks
+    rng = np.random.default_rng(10)
+    matrix = (rng.random((40, 1500)) < rng.uniform(0.3, 0.7, (40, 1))).astype(float)
+    matrix[rng.random(matrix.shape) < 0.02] = np.nan
+    codes = np.arange(1500)
+    for binary in (True, False):
+        p = pairwise_p_values(matrix, codes, binary=binary)
+        for i, j in [(0, 1), (3, 39), (20, 7)]:
+            reading = paired_reading(matrix[i], matrix[j], codes, binary=binary)
+            assert p[i, j] == pytest.approx(reading.p_value, abs=1e-12)
+            assert reading.method == ("McNemar exact test" if binary else reading.method)

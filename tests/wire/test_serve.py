@@ -61,7 +61,9 @@ def test_an_add_is_searchable_at_once_under_its_user_id_only(http: httpx.Client)
 def test_top_k_bounds_the_answer(http: httpx.Client) -> None:
     http.post("/add", json=_add("ann", "r0", *(f"bee fact {n}" for n in range(5))))
     found = http.post("/search", json=_search("ann", "bee fact", top_k=2)).json()["data"]
-    assert [item["id"] for item in found] == ["r0:0", "r0:1"]
+    # all five tie on the query's words; which two come back is word-overlap's tie-breaking
+    ids = [item["id"] for item in found]
+    assert len(ids) == 2 == len(set(ids)) and set(ids) <= {f"r0:{n}" for n in range(5)}
 
 
 def test_a_repeated_request_id_is_answered_again_and_stored_once(http: httpx.Client) -> None:
