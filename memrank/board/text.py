@@ -10,31 +10,20 @@ element can go, as in a page title), so even a right-to-left name keeps to its o
 
 from __future__ import annotations
 
-import unicodedata
-
 from markupsafe import Markup
+
+from memrank._invisible import invisible
 
 __all__ = ["ISOLATED_LIMIT", "isolated", "plain", "short", "visible"]
 
 ISOLATED_LIMIT = 160
 """Characters a table or list shows of one name before ``short`` cuts it."""
 
-_KEPT = frozenset("\n\t ")
-"""Control and separator characters that are plain whitespace on a page."""
-_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-"""Controls, format characters (zero-width, direction marks, overrides, isolates), surrogates,
-private-use and unassigned code points, and line and paragraph separators."""
-_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
-"""Letters and symbols that draw nothing (Hangul fillers, the blank braille pattern)."""
 _FIRST_STRONG_ISOLATE, _POP_ISOLATE = "\u2068", "\u2069"
 
 
 def _shown(character: str) -> str:
-    if character in _KEPT:
-        return character
-    if character in _FILLERS or unicodedata.category(character) in _INVISIBLE_CATEGORIES:
-        return f"⟨U+{ord(character):04X}⟩"
-    return character
+    return f"⟨U+{ord(character):04X}⟩" if invisible(character) else character
 
 
 def visible(text: str) -> str:

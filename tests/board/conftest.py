@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import memrank
 from memrank import Clearing, Document, Evaluation, Expected, Task
-from memrank.artifacts import Root, attest, sign_root, write_root
+from memrank.artifacts import Root, _attest, attest, sign_root, write_root
 from memrank.board.model import Board
 from memrank.board.site import make
 from memrank.provenance import Evidence
@@ -127,9 +127,18 @@ def keys() -> tuple[Ed25519PrivateKey, Ed25519PrivateKey]:
     return Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
 
 
-def sign_artifacts(directory: Path, runs: Sequence[Signed], board_toml: str = BOARD_TOML) -> Path:
+def sign_artifacts(
+    directory: Path,
+    runs: Sequence[Signed],
+    board_toml: str = BOARD_TOML,
+    *,
+    before_text_checks: bool = False,
+) -> Path:
     """An artifacts folder: board.toml, a trust root pinning the runs' pipelines and datasets
-    for the textual track (both evidence classes), and each run attested in turn."""
+    for the textual track (both evidence classes), and each run attested in turn.
+
+    ``before_text_checks`` signs as a memrank from before attestation refused invisible
+    characters and over-long names did: the board must still show such artifacts safely."""
     root_key, release_key = keys()
     root = Root.first(
         [root_key.public_key()],
@@ -145,15 +154,18 @@ def sign_artifacts(directory: Path, runs: Sequence[Signed], board_toml: str = BO
     directory.mkdir(parents=True, exist_ok=True)
     write_root(directory / "root.json", sign_root(root, [root_key]))
     (directory / "board.toml").write_text(board_toml)
-    for position, run in enumerate(runs):
-        attest(
-            run.result,
-            "textual",
-            run.division,
-            release_key,
-            artifacts=directory,
-            issued_at=run.result.finished + timedelta(minutes=position),
-        )
+    with pytest.MonkeyPatch.context() as patch:
+        if before_text_checks:
+            patch.setattr(_attest, "_shown_text_is_plain", lambda result: None)
+        for position, run in enumerate(runs):
+            attest(
+                run.result,
+                "textual",
+                run.division,
+                release_key,
+                artifacts=directory,
+                issued_at=run.result.finished + timedelta(minutes=position),
+            )
     return directory
 
 

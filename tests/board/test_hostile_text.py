@@ -43,7 +43,9 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     ]
     # Measure names reach the CSV header: make one look like a formula too.
     toml = BOARD_TOML.replace('measure = "mean-headline"', 'measure = "=HYPERLINK(1)"')
-    artifacts = sign_artifacts(tmp_path_factory.mktemp("hostile-text") / "artifacts", runs, toml)
+    artifacts = sign_artifacts(
+        tmp_path_factory.mktemp("hostile-text") / "artifacts", runs, toml, before_text_checks=True
+    )
     return built(artifacts)[1]
 
 

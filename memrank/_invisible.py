@@ -1,0 +1,31 @@
+"""Characters that draw nothing or steer text direction: one definition for the two places
+that must agree on it, attestation (which refuses them in what a board shows as a name) and the
+board (which shows any it meets, in artifacts signed before, as ``⟨U+XXXX⟩``)."""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["first_invisible", "invisible"]
+
+_KEPT = frozenset("\n\t ")
+"""Control and separator characters that are plain whitespace on a page."""
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Controls, format characters (zero-width, direction marks, overrides, isolates), surrogates,
+private-use and unassigned code points, and line and paragraph separators."""
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+"""Letters and symbols that draw nothing (Hangul fillers, the blank braille pattern)."""
+
+
+def invisible(character: str) -> bool:
+    """Whether ``character`` draws nothing or steers direction (plain whitespace does not)."""
+    if character in _KEPT:
+        return False
+    return character in _FILLERS or unicodedata.category(character) in _INVISIBLE_CATEGORIES
+
+
+def first_invisible(text: str) -> str | None:
+    """The first invisible or direction-steering character of ``text``, or None."""
+    if text.isprintable():  # the common case (space is printable, a newline is not)
+        return None
+    return next((character for character in text if invisible(character)), None)
