@@ -60,6 +60,7 @@ setup() {
 }
 
 up() {
+    down  # engines left running by an earlier `up` would hold the ports: start afresh
     mkdir -p "$RUN" "$LOG"
     rm -f "$RUN/engines.env"
     if [ "$(id -u)" = 0 ]; then
@@ -169,7 +170,7 @@ down() {
         rm -f "$RUN/$name.pid"
     done
     if [ -f "$PG_HOME/pgdata/postmaster.pid" ]; then
-        as_pg "$(pgbin)/pg_ctl" -D "$PG_HOME/pgdata" -m fast -w stop > /dev/null
+        as_pg "$(pgbin)/pg_ctl" -D "$PG_HOME/pgdata" -m fast -w stop > /dev/null || true
     fi
     rm -f "$RUN/postgres.pid" "$RUN/engines.env"
 }
