@@ -39,7 +39,7 @@ start() { local name=$1; shift; nohup "$@" > "$LOG/$name.log" 2>&1 & echo $! > "
 
 venv() {  # name pip-arguments...: a virtualenv, made once (a marker records what it holds)
     local name=$1; shift
-    local want="$*"
+    local want="${*//$HERE/HERE}"  # the same install wherever the checkout is
     if [ -f "$ROOT/$name/.installed" ] && [ "$(cat "$ROOT/$name/.installed")" = "$want" ]; then
         say "$name: installed already"; return 0
     fi

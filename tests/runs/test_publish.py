@@ -117,8 +117,8 @@ def test_submit_to_the_board(wheel_python: Path, home: Path, tmp_path: Path) -> 
 
     site = tmp_path / "site"
     built = memrank_here(
-        "build-site", "--artifacts", str(artifacts), "--templates", str(REPOSITORY / "templates"),
-        "--docs", str(REPOSITORY / "docs"), "--out", str(site), "--strict",
+        "build-site", "--artifacts", str(artifacts), "--docs", str(REPOSITORY / "docs"),
+        "--out", str(site), "--strict",
     )  # fmt: skip
     assert built.returncode == 0, built.stdout + built.stderr
     assert "1 run(s) verified, 0 refused" in built.stdout
