@@ -80,7 +80,7 @@ CATEGORIES = {
 }
 NEGATIVE_CATEGORY = "5"
 _FINGERPRINT = {"groups": 10, "tasks": {"1": 282, "2": 321, "3": 96, "4": 841, "5": 446}}
-BUDGET = Budget(unit="words", limit=500)
+BUDGET = Budget.words(500)
 """The context budget LoCoMo declares: what every system's recall is also read at."""
 _SESSION = re.compile(r"session_(\d+)")
 _EVIDENCE = re.compile(r"D:?(\d+):(\d+)")

@@ -37,6 +37,7 @@ from typing import Any
 
 import orjson
 
+from memrank.budget import Budget
 from memrank.errors import DatasetMalformed, DatasetMissing
 from memrank.evaluation import BundleFile, Clearing, Evaluation, Task
 from memrank.evaluations._cache import bundle, read
@@ -53,6 +54,7 @@ from memrank.measures import (
     WordMatch,
     evidence_metadata,
 )
+from memrank.measures.at_budget import held_to
 from memrank.system import (
     IMAGE_CAPTIONS,
     Content,
@@ -113,6 +115,10 @@ _MEDIA = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".we
 _IMAGE_PREFIX = "../image/"
 
 
+BUDGET = Budget.words(500)
+"""The context budget Mem-Gallery declares: every recall is also read cut to 500 words."""
+
+
 def mem_gallery(
     slice: str | None = None,
     path: str | Path | None = None,
@@ -142,22 +148,26 @@ def mem_gallery(
         chosen = first_groups(chosen, 3)
     images_read = list({f.name: f for f in reader.files}.values())  # an image shown twice: once
     made = bundle([m.file for m in materials] + images_read, chosen)
-    return Evaluation(
-        name="mem-gallery",
-        version=f"mem-gallery@v1+{made.sha256[:8]}",
-        tasks=chosen,
-        measures=(
-            EvidenceRecall(),
-            SessionRecall(),
-            WordMatch(),
-            RecalledWords(),
-            EvidenceMeans(categories=[t for t in TYPES if t != ABSTAINING]),
+    # every arm held to the same 500 words (as LoCoMo): returning more cannot buy recall
+    return held_to(
+        Evaluation(
+            name="mem-gallery",
+            version=f"mem-gallery@v1+{made.sha256[:8]}",
+            tasks=chosen,
+            measures=(
+                EvidenceRecall(),
+                SessionRecall(),
+                WordMatch(),
+                RecalledWords(),
+                EvidenceMeans(categories=[t for t in TYPES if t != ABSTAINING]),
+            ),
+            clearing=Clearing.PER_GROUP,
+            track="multimodal",
+            k=20,
+            slice=slice,
+            dataset=made,
         ),
-        clearing=Clearing.PER_GROUP,
-        track="multimodal",
-        k=20,
-        slice=slice,
-        dataset=made,
+        BUDGET,
     )
 
 
