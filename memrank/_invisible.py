@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["first_invisible", "invisible"]
+__all__ = ["first_invisible", "invisible", "nothing_invisible"]
 
 _KEPT = frozenset("\n\t ")
 """Control and separator characters that are plain whitespace on a page."""
@@ -24,8 +24,14 @@ def invisible(character: str) -> bool:
     return character in _FILLERS or unicodedata.category(character) in _INVISIBLE_CATEGORIES
 
 
+def nothing_invisible(text: str) -> bool:
+    """The common case, answered fast: no character of ``text`` is invisible. (Space is
+    printable and a newline is not; the fillers are printable letters, so they are looked for.)"""
+    return text.isprintable() and _FILLERS.isdisjoint(text)
+
+
 def first_invisible(text: str) -> str | None:
     """The first invisible or direction-steering character of ``text``, or None."""
-    if text.isprintable():  # the common case (space is printable, a newline is not)
+    if nothing_invisible(text):
         return None
     return next((character for character in text if invisible(character)), None)

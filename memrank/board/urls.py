@@ -9,7 +9,6 @@ URL, and from disk. Artifact text never reaches a path unchanged: names pass thr
 from __future__ import annotations
 
 import hashlib
-import posixpath
 import re
 
 __all__ = [
@@ -109,7 +108,13 @@ def static(name: str) -> str:
 def beside(target: str, page: str) -> str:
     """The shortest link from the page at ``page`` to ``target`` (``../<id16>/index.html``
     between two run pages), for lists that hold a link per run."""
-    return posixpath.relpath(target, posixpath.dirname(page))
+    # The same answer as posixpath.relpath for the site's root-relative paths (no "." or ".."
+    # parts), without its absolute-path round trips: it runs once per link in a list.
+    here, there = page.split("/")[:-1], target.split("/")
+    shared = 0
+    while shared < min(len(here), len(there) - 1) and here[shared] == there[shared]:
+        shared += 1
+    return "../" * (len(here) - shared) + "/".join(there[shared:])
 
 
 def href(page: str, target: str) -> str:

@@ -22,6 +22,8 @@ def _with(result: Result, **fields: object) -> Result:
     ("fields", "said"),
     [
         ({"name": "WordOverlap\u200bAdapter"}, "U+200B"),
+        # a printable letter that draws nothing: the fast path for plain text must not pass it
+        ({"name": "Word\u3164Overlap"}, "U+3164"),
         ({"name": "\u202eevil"}, "U+202E"),
         ({"declared_name": "Evil\r=1+1"}, "U+000D"),
         ({"version": "1\u2066"}, "U+2066"),

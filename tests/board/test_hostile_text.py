@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from memrank.board.site import write
+from memrank.board.text import isolated, visible
 from memrank.result import Result
 from tests.board.conftest import (
     BOARD_TOML,
@@ -97,6 +98,12 @@ def test_a_zero_width_character_cannot_make_two_names_read_alike(tree: dict[str,
     page = tree["textual/index.html"].decode()
     assert "WordOverlap⟨U+200B⟩Adapter" in page and "\u200b" not in page
     assert page.count('<span class="system-name"><bdi>WordOverlapAdapter</bdi></span>') == 1
+
+
+def test_a_letter_that_draws_nothing_is_shown_too() -> None:
+    # U+3164 (Hangul filler) is a printable letter, so "isprintable" alone does not catch it.
+    assert visible("Word\u3164Overlap") == "Word⟨U+3164⟩Overlap"
+    assert str(isolated("<b>\u3164")) == "<bdi>&lt;b&gt;⟨U+3164⟩</bdi>"
 
 
 @pytest.mark.parametrize("width", [1280, 390])

@@ -56,3 +56,17 @@ def test_runs_are_addressed_by_the_first_16_hex_digits() -> None:
 )
 def test_links_are_relative_to_the_page(page: str, expected: str) -> None:
     assert urls.href(page, urls.static("board.css")) == expected
+
+
+_SEGMENT = st.sampled_from(["runs", "abc123", "demo", "index.html", "static", "a"])
+
+
+@given(st.lists(_SEGMENT, min_size=1, max_size=4), st.lists(_SEGMENT, min_size=1, max_size=4))
+def test_beside_leads_from_the_page_to_the_target(target: list[str], page: list[str]) -> None:
+    import posixpath
+
+    here, there = "/".join(page), "/".join(target)
+    link = urls.beside(there, here)
+    assert posixpath.normpath(posixpath.join(posixpath.dirname(here), link)) == there
+    if not here.startswith(there + "/"):  # a page's own folder is never a link target
+        assert link == posixpath.relpath(there, posixpath.dirname(here) or ".")
