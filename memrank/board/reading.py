@@ -25,7 +25,7 @@ from memrank.stats import (
     MeanInterval,
     RankRange,
     cluster_codes,
-    mean_interval,
+    mean_intervals,
     pairwise_p_values,
     tie_aware_ranks,
 )
@@ -82,14 +82,18 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
         if found is None:
             continue
         carried.append(row)
-        at = np.fromiter(
-            (index[t] for t in score.task_ids), dtype=np.intp, count=len(score.task_ids)
-        )
-        matrix[row, at] = np.array([np.nan if v is None else v for v in found.values], dtype=float)
+        # None (undecided) becomes NaN; runs of one evaluation mostly list tasks in one order
+        values = np.array(found.values, dtype=float)
+        if score.task_ids == task_ids:
+            matrix[row] = values
+        else:
+            matrix[row, [index[t] for t in score.task_ids]] = values
     decided = [row for row in carried if not np.all(np.isnan(matrix[row]))]
+    deciders = {row: Decider(scores[row].measures[column.measure].decider) for row in carried}
+    everything = np.ones(len(task_ids), dtype=bool)
+    whole = _means(column.measure, deciders, matrix, clusters, everything)
     headlines = tuple(
-        _headline(column, run, scores[row], matrix[row], clusters, row in carried)
-        for row, run in enumerate(runs)
+        whole[row] if row in whole else _uncarried(column, run) for row, run in enumerate(runs)
     )
     # the measure's declared type chooses the test, never the values it happened to take
     binary = all(column.measure in declared_binary(run.predicate.evaluation) for run in runs)
@@ -104,15 +108,12 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
         ranks[row] = _rank(placed_at, len(decided))
     labels = tuple((c, column.categories.get(c, "")) for c in sorted(set(categories), key=_order))
     named = np.asarray(categories)
-    masks = [named == name for name, _ in labels]
+    per_category = [
+        _means(column.measure, deciders, matrix, clusters, named == name) for name, _ in labels
+    ]
+    # a category where a run decided nothing is left blank rather than shown as "none"
     by_category = tuple(
-        tuple(
-            _category(column, headlines[row].value.decider, matrix[row], clusters, mask)
-            if row in carried
-            else None
-            for mask in masks
-        )
-        for row in range(len(runs))
+        tuple(_decided(found.get(row)) for found in per_category) for row in range(len(runs))
     )
     n_clusters = len(np.unique(clusters)) if len(clusters) else 0
     return ColumnReading(
@@ -150,75 +151,66 @@ def _order(category: str) -> tuple[bool, int, str]:
     return (not category.isdigit(), int(category) if category.isdigit() else 0, category)
 
 
-def _headline(
-    column: Column,
-    run: VerifiedRun,
-    scores: Scores,
-    row: np.ndarray,
-    clusters: np.ndarray,
-    carried: bool,
-) -> Headline:
-    if not carried:
-        whole = [v for v in run.predicate.summary if v.measure == column.measure]
-        if len(whole) == 1:
-            return Headline(whole[0], None)
-        return Headline(
-            Value(
-                measure=column.measure,
-                decider=Decider.MEMRANK,
-                value=None,
-                why=f"the run carries no value named {column.measure}",
-            ),
-            None,
-        )
-    decider = Decider(scores.measures[column.measure].decider)
-    return _mean(column.measure, decider, row, clusters, np.ones(len(row), dtype=bool), "task")
+def _uncarried(column: Column, run: VerifiedRun) -> Headline:
+    """A run whose scores carry no column of the measure: its signed summary value, if any."""
+    whole = [v for v in run.predicate.summary if v.measure == column.measure]
+    if len(whole) == 1:
+        return Headline(whole[0], None)
+    return Headline(
+        Value(
+            measure=column.measure,
+            decider=Decider.MEMRANK,
+            value=None,
+            why=f"the run carries no value named {column.measure}",
+        ),
+        None,
+    )
 
 
-def _category(
-    column: Column, decider: Decider, row: np.ndarray, clusters: np.ndarray, mask: np.ndarray
-) -> Headline | None:
-    if not np.any(mask & ~np.isnan(row)):
-        return None
-    return _mean(column.measure, decider, row, clusters, mask, "task")
-
-
-def _mean(
+def _means(
     measure: str,
-    decider: Decider,
-    row: np.ndarray,
+    deciders: dict[int, Decider],
+    matrix: np.ndarray,
     clusters: np.ndarray,
     mask: np.ndarray,
-    scope: str,
-) -> Headline:
-    """The mean over the decided tasks in ``mask``, with counts for a share and its interval."""
-    picked = row[mask]
-    decided = picked[~np.isnan(picked)]
-    undecided = len(picked) - len(decided)
-    if not len(decided):
-        return Headline(
-            Value(
-                measure=measure,
-                decider=decider,
-                value=None,
-                why=f"none of its {len(picked)} {scope} values could be decided",
-            ),
-            None,
+) -> dict[int, Headline]:
+    """Per row of ``deciders``, its mean over the decided tasks in ``mask``, with counts for a
+    share and its interval: every row at once."""
+    rows = list(deciders)
+    picked = matrix[np.ix_(rows, np.flatnonzero(mask))]
+    valid = ~np.isnan(picked)
+    decided = valid.sum(axis=1)
+    # a share (0/1 values) carries its count, so "12 of 40" can be shown beside 0.300
+    shares = np.all(~valid | (picked == 0.0) | (picked == 1.0), axis=1)
+    counts = np.where(valid, picked, 0.0).sum(axis=1)
+    intervals = mean_intervals(picked, clusters[mask])
+    found: dict[int, Headline] = {}
+    for at, row in enumerate(rows):
+        n = int(decided[at])
+        if not n:
+            why = f"none of its {picked.shape[1]} task values could be decided"
+            found[row] = Headline(
+                Value(measure=measure, decider=deciders[row], value=None, why=why), None
+            )
+            continue
+        why = f"mean over {n} task(s)"
+        if n < picked.shape[1]:
+            why += f"; {picked.shape[1] - n} could not be decided and are left out"
+        count = int(counts[at]) if shares[at] else None
+        value = Value(
+            measure=measure,
+            decider=deciders[row],
+            value=count / n if count is not None else float(picked[at][valid[at]].mean()),
+            why=why,
+            count=count,
+            total=n if count is not None else None,
         )
-    why = f"mean over {len(decided)} {scope}(s)"
-    if undecided:
-        why += f"; {undecided} could not be decided and are left out"
-    share = bool(np.all(np.isin(decided, (0.0, 1.0))))
-    count = int(decided.sum()) if share else None
-    value = Value(
-        measure=measure,
-        decider=decider,
-        value=count / len(decided) if count is not None else float(decided.mean()),
-        why=why,
-        count=count,
-        total=len(decided) if share else None,
-    )
-    return Headline(value, _interval(mean_interval(picked, clusters[mask])))
+        found[row] = Headline(value, _interval(intervals[at]))
+    return found
+
+
+def _decided(headline: Headline | None) -> Headline | None:
+    return headline if headline is not None and headline.value.value is not None else None
 
 
 def _interval(found: MeanInterval) -> Interval | None:

@@ -12,6 +12,7 @@ from memrank.stats.clustered import (
     MeanInterval,
     cluster_codes,
     mean_interval,
+    mean_intervals,
     paired_reading,
     pairwise_p_values,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "cluster_codes",
     "mcnemar_exact",
     "mean_interval",
+    "mean_intervals",
     "paired_reading",
     "pairwise_p_values",
     "tie_aware_ranks",

@@ -25,6 +25,7 @@ __all__ = [
     "MeanInterval",
     "cluster_codes",
     "mean_interval",
+    "mean_intervals",
     "paired_reading",
     "pairwise_p_values",
 ]
@@ -152,22 +153,31 @@ def mean_interval(
 ) -> MeanInterval:
     """One column's mean (NaN left out) with its CR2 / t(G-1) 95% interval."""
     values, _, codes = _aligned(x, x, clusters, binary=False)
-    keep = ~np.isnan(values)
-    values, codes = values[keep], codes[keep]
-    if not len(values):
-        return MeanInterval(mean=None, low=None, high=None, method=CR2_T, n_clusters=0)
-    groups = int(codes.max()) + 1
-    interval = cr2(
-        np.bincount(codes, weights=values, minlength=groups)[None, :],
-        np.bincount(codes, minlength=groups)[None, :],
-    )
-    return MeanInterval(
-        mean=float(interval.mean[0]),
-        low=_number(interval.low[0]),
-        high=_number(interval.high[0]),
-        method="CR2 cluster-robust interval, t with G-1 df",
-        n_clusters=int(interval.clusters[0]),
-    )
+    return mean_intervals(values[None, :], codes)[0]
+
+
+def mean_intervals(matrix: np.ndarray, clusters: np.ndarray | Sequence[int]) -> list[MeanInterval]:
+    """``mean_interval`` of every row of a runs x tasks matrix (NaN = no value), at once: a
+    board reads a few hundred rows per column and per category."""
+    values = np.asarray(matrix, dtype=float)
+    if values.ndim != 2:
+        raise UsageError(f"mean_intervals needs a runs x tasks matrix; got shape {values.shape}")
+    codes = _codes(clusters, values.shape[1])
+    valid = ~np.isnan(values)
+    # Per-cluster sums and counts of every row by one product with the task -> cluster indicator.
+    member = np.zeros((len(codes), int(codes.max()) + 1 if len(codes) else 0))
+    member[np.arange(len(codes)), codes] = 1.0
+    interval = cr2(np.where(valid, values, 0.0) @ member, valid.astype(float) @ member)
+    return [
+        MeanInterval(
+            mean=float(interval.mean[row]) if valid[row].any() else None,
+            low=_number(interval.low[row]) if valid[row].any() else None,
+            high=_number(interval.high[row]) if valid[row].any() else None,
+            method="CR2 cluster-robust interval, t with G-1 df",
+            n_clusters=int(interval.clusters[row]),
+        )
+        for row in range(len(values))
+    ]
 
 
 def pairwise_p_values(
