@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from memrank.board import urls
 from memrank.board.config import Direction
 from memrank.board.model import (
@@ -111,11 +113,17 @@ def shown_in(
     """What each run of ``reading`` shows on its page, by artifact id."""
     links = [run_link(run, identities) for run in reading.runs]
     page = urls.evaluation(track, reading.column.evaluation)
+    higher = reading.column.direction is Direction.HIGHER
+    # The ranked runs best first (then by link), once: every run page lists its others in it.
+    standing = sorted(
+        range(len(reading.ranked)),
+        key=lambda m: (_signed_value(reading, m, higher), links[reading.ranked[m]].path),
+    )
     shown = {}
     for index, run in enumerate(reading.runs):
         cell = cells[reading.positions[index]]
         assert cell is not None  # every run of a reading has its cell
-        comparisons, more_better, more_worse = _comparisons(reading, index, links)
+        comparisons, more_better, more_worse = _comparisons(reading, index, links, standing)
         shown[run.artifact_id] = Shown(
             cell=cell,
             column=reading.column.title,
@@ -126,6 +134,11 @@ def shown_in(
             evaluation=page,
         )
     return shown
+
+
+def _signed_value(reading: ColumnReading, m: int, higher: bool) -> float:
+    """The ``m``-th ranked run's headline, negated where higher is better: best sorts first."""
+    return -_value(reading, m) if higher else _value(reading, m)
 
 
 def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
@@ -141,45 +154,51 @@ def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
 
 
 def _comparisons(
-    reading: ColumnReading, index: int, links: Sequence[RunLink]
+    reading: ColumnReading, index: int, links: Sequence[RunLink], standing: Sequence[int]
 ) -> tuple[tuple[Comparison, ...], int, int]:
+    """What the run page of ``reading.runs[index]`` lists against the others (see ``_nearest``).
+    Listing every other run on every run page would grow the site with the square of the runs;
+    the evaluation page's compare-two and matrix hold every pair."""
     if index not in reading.ranked:
         return (), 0, 0
     k = reading.ranked.index(index)  # at most a few hundred runs per column
     higher = reading.column.direction is Direction.HIGHER
-    found = []
-    for m, other in enumerate(reading.ranked):
-        if other == index:
-            continue
-        difference = float(reading.differences[k, m])
-        p_value = _p(reading.p_values[k, m])
-        verdict = "tie"
-        if p_value is not None and p_value < LEVEL and difference != 0:
-            verdict = "better" if (difference > 0) == higher else "worse"
-        value = reading.headlines[other].value.value
-        assert value is not None
-        found.append(
-            Comparison(
-                other=links[other],
-                other_value=value,
-                difference=difference,
-                p_value=p_value,
-                verdict=verdict,
-            )
+    differences, p_values = reading.differences[k], reading.p_values[k]
+    with np.errstate(invalid="ignore"):  # NaN p (nothing to test) is never separated
+        separated = (p_values < LEVEL) & (differences != 0)
+    better_side = (differences > 0) == higher
+    listed, more_better, more_worse = _nearest(
+        [m for m in standing if m != k], separated, better_side
+    )
+    comparisons = tuple(
+        Comparison(
+            other=links[reading.ranked[m]],
+            other_value=_value(reading, m),
+            difference=float(differences[m]),
+            p_value=_p(p_values[m]),
+            verdict="tie" if not separated[m] else "better" if better_side[m] else "worse",
         )
-    found.sort(key=lambda c: (-c.other_value if higher else c.other_value, c.other.path))
-    return _nearest(found)
+        for m in listed
+    )
+    return comparisons, more_better, more_worse
 
 
-def _nearest(found: list[Comparison]) -> tuple[tuple[Comparison, ...], int, int]:
-    """Every tie, and the ``NEAREST`` separated runs on each side; how many better and worse
-    runs are left out. Listing all of them on every run page would grow the site with the
-    square of the runs; the evaluation page's compare-two and matrix hold every pair."""
-    better = [c for c in found if c.verdict == "better"]
-    worse = [c for c in found if c.verdict == "worse"]
-    shown = {id(c) for c in better[-NEAREST:] + worse[:NEAREST]}
-    kept = tuple(c for c in found if c.verdict == "tie" or id(c) in shown)
-    return kept, max(0, len(better) - NEAREST), max(0, len(worse) - NEAREST)
+def _nearest(
+    others: Sequence[int], separated: np.ndarray, better_side: np.ndarray
+) -> tuple[list[int], int, int]:
+    """Of ``others`` (best first), every tie and the ``NEAREST`` separated ones on each side,
+    in order; and how many better and worse ones are left out."""
+    better = [m for m in others if separated[m] and better_side[m]]
+    worse = [m for m in others if separated[m] and not better_side[m]]
+    kept = set(better[-NEAREST:] + worse[:NEAREST])
+    listed = [m for m in others if not separated[m] or m in kept]
+    return listed, max(0, len(better) - NEAREST), max(0, len(worse) - NEAREST)
+
+
+def _value(reading: ColumnReading, m: int) -> float:
+    value = reading.headlines[reading.ranked[m]].value.value
+    assert value is not None  # a ranked run decided at least one task
+    return value
 
 
 def _p(value: float) -> float | None:

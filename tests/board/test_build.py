@@ -236,18 +236,16 @@ def test_updated_is_source_date_epoch_else_the_newest_attestation(
         source_date()
 
 
-def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs(board: Board) -> None:
-    from memrank.board.compare import NEAREST, _nearest
-    from memrank.board.model import Comparison
+def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs() -> None:
+    import numpy as np
 
-    link = board.runs[0].comparisons[0].other if board.runs[0].comparisons else None
-    assert link is not None
+    from memrank.board.compare import NEAREST, _nearest
+
+    # 53 others best first: 25 better, 3 ties, 25 worse than the page's run
     verdicts = ["better"] * 25 + ["tie"] * 3 + ["worse"] * 25
-    found = [
-        Comparison(other=link, other_value=1 - i / 100, difference=0.0, p_value=0.5, verdict=v)
-        for i, v in enumerate(verdicts)
-    ]
-    kept, more_better, more_worse = _nearest(found)
-    assert [c.verdict for c in kept] == ["better"] * NEAREST + ["tie"] * 3 + ["worse"] * NEAREST
-    assert kept[0] is found[25 - NEAREST] and kept[-1] is found[28 + NEAREST - 1]
+    separated = np.array([v != "tie" for v in verdicts])
+    better_side = np.array([v == "better" for v in verdicts])
+    listed, more_better, more_worse = _nearest(range(len(verdicts)), separated, better_side)
+    assert [verdicts[m] for m in listed] == ["better"] * NEAREST + ["tie"] * 3 + ["worse"] * NEAREST
+    assert listed[0] == 25 - NEAREST and listed[-1] == 28 + NEAREST - 1
     assert (more_better, more_worse) == (25 - NEAREST, 25 - NEAREST)
