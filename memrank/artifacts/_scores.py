@@ -206,9 +206,12 @@ def _integral(value: float | None) -> float | int | None:
     return value
 
 
-def read_scores(raw: bytes, *, source: str) -> Scores:
-    """Parse a scores file, refusing bytes that are not exactly what ``scores_of`` writes."""
-    data = parse_canonical(raw, source=source)
+def read_scores(raw: bytes, *, source: str, known_canonical: bool = False) -> Scores:
+    """Parse a scores file, refusing bytes that are not exactly what ``scores_of`` writes.
+
+    ``known_canonical``: these very bytes (by sha256) were found canonical before, so they are
+    parsed without re-encoding them to compare; every other check still runs."""
+    data = orjson.loads(raw) if known_canonical else parse_canonical(raw, source=source)
     try:
         if not isinstance(data, dict) or data.get("schema") != SCORES_SCHEMA:
             raise TypeError(f"its schema is not {SCORES_SCHEMA!r}")

@@ -68,16 +68,25 @@ def verify_directory(
     now: datetime | None = None,
     store: ResultsStore | None = None,
     deep: bool = False,
+    canonical: set[str] | None = None,
 ) -> Verification:
     """Verify every ``runs/*.json`` in ``directory`` against its ``root.json`` (or ``trust``).
 
     A trust root that cannot be trusted raises (nothing can be verified without one); a
     refused artifact is reported and the rest are still verified. ``deep`` requires every
-    result file, fetching those not in ``results/`` from ``store``.
+    result file, fetching those not in ``results/`` from ``store``. ``canonical`` holds the
+    sha256 of scores files already found in canonical form (a build's memo): their bytes are
+    still hashed and parsed, but not re-encoded; each scores file found canonical is added.
     """
     if trust is None:
         trust = load_trust(directory / ROOT, anchor=anchor, now=now)
-    return verify_all(sorted((directory / RUNS).glob("*.json")), trust, store=store, deep=deep)
+    return verify_all(
+        sorted((directory / RUNS).glob("*.json")),
+        trust,
+        store=store,
+        deep=deep,
+        canonical=canonical,
+    )
 
 
 def verify_all(
@@ -86,6 +95,7 @@ def verify_all(
     *,
     store: ResultsStore | None = None,
     deep: bool = False,
+    canonical: set[str] | None = None,
 ) -> Verification:
     """Verify each envelope file, then refuse runs whose run_id conflicts."""
     runs: list[VerifiedRun] = []
@@ -97,7 +107,7 @@ def verify_all(
             continue
         seen.add(where)
         try:
-            runs.append(verify(path, trust, store=store, deep=deep))
+            runs.append(verify(path, trust, store=store, deep=deep, canonical=canonical))
         except ArtifactRefused as exc:
             refusals.append(Refusal(path=path, error=type(exc), reason=exc.message))
     conflicts = _conflicts(runs)

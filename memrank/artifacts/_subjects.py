@@ -76,10 +76,11 @@ def check_subjects(
     *,
     store: ResultsStore | None = None,
     deep: bool = False,
+    canonical: set[str] | None = None,
 ) -> Subjects:
     """Check the scores file, then the result file when it is present (or ``deep``)."""
     scores_path = artifacts / statement.scores_subject.name
-    scores_raw, scores = _check_scores(statement, scores_path, source)
+    scores_raw, scores = _check_scores(statement, scores_path, source, canonical)
     result_path = artifacts / statement.result_subject.name
     digest = statement.result_subject.digest.sha256
     if result_path.is_file():
@@ -107,7 +108,9 @@ def check_subjects(
     return Subjects(scores, scores_path, None, None, result_checked=True)
 
 
-def _check_scores(statement: Statement, path: Path, source: str) -> tuple[bytes, Scores]:
+def _check_scores(
+    statement: Statement, path: Path, source: str, canonical: set[str] | None
+) -> tuple[bytes, Scores]:
     result_digest = statement.result_subject.digest.sha256
     if not path.is_file():
         raise ScoresMissing(
@@ -115,7 +118,8 @@ def _check_scores(statement: Statement, path: Path, source: str) -> tuple[bytes,
             f"{path.parent.parent}; commit it with the envelope (memrank attest writes both)"
         )
     raw = read_capped(path, MAX_SCORES_BYTES, ScoresMissing)
-    if hashlib.sha256(raw).hexdigest() != statement.scores_subject.digest.sha256:
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != statement.scores_subject.digest.sha256:
         claimed = _result_named_by(raw)
         if claimed is not None and claimed != result_digest:
             raise ScoresSwapped(
@@ -127,9 +131,13 @@ def _check_scores(statement: Statement, path: Path, source: str) -> tuple[bytes,
             "edited. Restore it, or recompute it from the result file (memrank attest)"
         )
     try:
-        scores = read_scores(raw, source=str(path))
+        scores = read_scores(
+            raw, source=str(path), known_canonical=canonical is not None and digest in canonical
+        )
     except NonCanonicalPayload as exc:
         raise ScoresMalformed(exc.message) from None
+    if canonical is not None:
+        canonical.add(digest)
     predicate = statement.predicate
     if scores.result_sha256 != result_digest or (
         scores.evaluation.name,

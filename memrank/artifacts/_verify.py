@@ -98,10 +98,16 @@ class VerifiedRun:
 
 
 def verify(
-    path: Path, trust: TrustRoot, *, store: ResultsStore | None = None, deep: bool = False
+    path: Path,
+    trust: TrustRoot,
+    *,
+    store: ResultsStore | None = None,
+    deep: bool = False,
+    canonical: set[str] | None = None,
 ) -> VerifiedRun:
     """Verify ``runs/<artifact-id>.json``: its scores file is read from ``../scores/``, its
-    result file from ``../results/`` when there, else (``deep``) fetched from ``store``."""
+    result file from ``../results/`` when there, else (``deep``) fetched from ``store``.
+    ``canonical``: see ``verify_directory``."""
     source = str(path)
     opened = open_envelope(read_capped(path, MAX_ENVELOPE_BYTES, MalformedEnvelope), source=source)
     if opened.payload_type != IN_TOTO_PAYLOAD_TYPE:
@@ -120,7 +126,9 @@ def verify(
             f"{source}: the payload's sha256 is {artifact_id}, so the file must be named "
             f"runs/{artifact_id}.json; do not rename artifacts"
         )
-    subjects = check_subjects(statement, data, path.parent.parent, source, store=store, deep=deep)
+    subjects = check_subjects(
+        statement, data, path.parent.parent, source, store=store, deep=deep, canonical=canonical
+    )
     return VerifiedRun(
         artifact_id=artifact_id,
         path=path,

@@ -19,6 +19,7 @@ from memrank.board import urls
 from memrank.board.changelog import changes
 from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.pages import run_link, run_page, version_shown
 from memrank.board.reading import ColumnReading, read_column
@@ -36,8 +37,10 @@ def build_board(
     docs: tuple[DocPage, ...],
     updated: datetime | None,
     identities: Mapping[str, Identity] | None = None,
+    memo: Memo = NO_MEMO,
 ) -> Board:
-    """The Board for ``runs`` (already verified) as ``config`` lays it out."""
+    """The Board for ``runs`` (already verified) as ``config`` lays it out; ``memo`` may hold
+    each column's all-pairs matrices from an earlier build."""
     identities = identities or {}
     runs = sorted(runs, key=lambda run: run.artifact_id)
     superseded = {
@@ -50,7 +53,7 @@ def build_board(
     tracks, evaluations = [], []
     shown: dict[str, Shown] = {}
     for name, track in config.tracks.items():
-        built = _track(name, track, current, identities)
+        built = _track(name, track, current, identities, memo)
         tracks.append(built.track)
         evaluations += built.evaluations
         notes.update(built.notes)
@@ -126,12 +129,13 @@ def _track(
     track: TrackConfig,
     runs: Sequence[VerifiedRun],
     identities: Mapping[str, Identity],
+    memo: Memo,
 ) -> _Built:
     """The track's table, its evaluation pages, and a note for each run the table leaves out."""
     placed, notes = _place(name, track, runs)
     keys = sorted(placed)
     readings = [
-        read_column(column, [placed[key].get(column.evaluation) for key in keys])
+        read_column(column, [placed[key].get(column.evaluation) for key in keys], memo)
         for column in track.columns
     ]
     cells = [_cells(reading, len(keys)) for reading in readings]

@@ -11,12 +11,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import orjson
 from markupsafe import Markup
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
 from memrank.board import urls
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import DocPage
 from memrank.errors import BoardConfigError
 
@@ -27,13 +29,34 @@ _SCROLLING = frozenset({"table_open", "fence", "code_block"})
 _DOC_LINK = re.compile(r"(?:\./)?(?:docs/)?(?P<name>[A-Za-z0-9_-]+)\.md(?P<fragment>#.*)?")
 
 
-def render_docs(folder: Path) -> tuple[DocPage, ...]:
-    """Every ``*.md`` file of ``folder``, in name order; an absent folder gives none."""
+def render_docs(folder: Path, memo: Memo = NO_MEMO) -> tuple[DocPage, ...]:
+    """Every ``*.md`` file of ``folder``, in name order; an absent folder gives none. ``memo``
+    gives back the pages an earlier build rendered from the same files."""
     if not folder.is_dir():
         return ()
     sources = sorted(folder.glob("*.md"))
+    entry = _entry(sources, memo)
+    found = memo.get(entry) if entry else None
+    if found is not None:
+        return tuple(
+            DocPage(**{**page, "html": Markup(page["html"])}) for page in orjson.loads(found)
+        )
     names = {source.stem for source in sources}
-    return tuple(_render(source, names) for source in sources)
+    pages = tuple(_render(source, names) for source in sources)
+    if entry:
+        memo.put(entry, orjson.dumps([page.model_dump() for page in pages]))
+    return pages
+
+
+def _entry(sources: list[Path], memo: Memo) -> str:
+    """The memo key of these pages' sources; "" without a memo, or when one cannot be read
+    (rendering it then says why)."""
+    if not memo.active:
+        return ""
+    try:
+        return memo.entry("docs", *(part for s in sources for part in (s.name, s.read_bytes())))
+    except OSError:
+        return ""
 
 
 def _render(source: Path, names: set[str]) -> DocPage:

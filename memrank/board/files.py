@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 
 from memrank.board import urls
 from memrank.board.changelog import feed
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, EvaluationPage, Rank, Track
 from memrank.board.svg import forest, matrix
 from memrank.board.text import visible
@@ -31,16 +32,15 @@ _TIME = "%Y-%m-%dT%H:%M:%SZ"
 """One time format for results.csv and results.json."""
 
 
-def data_files(board: Board) -> dict[str, bytes]:
-    """Every data file except the manifest, by root-relative path."""
+def data_files(board: Board, memo: Memo = NO_MEMO) -> dict[str, bytes]:
+    """Every data file except the manifest, by root-relative path; an evaluation's plots and
+    compare-two data come from ``memo`` when an earlier build made them of the same page."""
     files: dict[str, bytes] = {}
     for track in board.tracks:
         files[track.csv_path] = _track_csv(track)
         files[track.json_path] = _json(_track_json(track))
     for page in board.evaluations:
-        files[page.forest_path] = forest(page)
-        files[page.matrix_path] = matrix(page)
-        files[page.data_path] = _json(_compare_json(page), indent=False)
+        files.update(_evaluation_files(page, memo))
     files[urls.FEED] = feed(board)
     files[urls.TRUST] = _json(board.trust.model_dump(mode="json", by_alias=True))
     files[urls.SITEMAP] = _sitemap(board)
@@ -48,6 +48,21 @@ def data_files(board: Board) -> dict[str, bytes]:
         f"User-agent: *\nAllow: /\n\nSitemap: {board.base_url}{urls.SITEMAP}\n".encode()
     )
     return files
+
+
+def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
+    entry = memo.entry("evaluation files", page.model_dump_json()) if memo.active else ""
+    found = memo.get_files(entry) if entry else None
+    if found is not None:
+        return found
+    made = {
+        page.forest_path: forest(page),
+        page.matrix_path: matrix(page),
+        page.data_path: _json(_compare_json(page), indent=False),
+    }
+    if entry:
+        memo.put_files(entry, made)
+    return made
 
 
 def manifest(board: Board, files: dict[str, bytes]) -> bytes:

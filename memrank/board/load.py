@@ -13,6 +13,7 @@ from memrank.artifacts import Root, Verification, load_trust, verify_directory
 from memrank.board.config import BoardConfig
 from memrank.board.config import load as load_config
 from memrank.board.identity import SYSTEMS_TOML, load_identities
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Identity
 
 __all__ = ["BOARD_TOML", "Loaded", "load"]
@@ -32,15 +33,21 @@ class Loaded:
     """artifacts/systems.toml: who each system is, by signed name."""
 
 
-def load(artifacts: Path) -> Loaded:
+def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
     """Read ``artifacts/board.toml`` and ``artifacts/systems.toml``, and verify every
     ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
-    trusted raises."""
+    trusted raises. ``memo`` remembers which scores files (by sha256) were found canonical."""
     config = load_config(artifacts / BOARD_TOML)
     trust = load_trust(artifacts / ROOT_JSON)
+    entry = memo.entry("canonical scores files")
+    known = memo.get(entry)
+    canonical = set(known.decode().split()) if known else set()
+    verification = verify_directory(artifacts, trust, canonical=canonical)
+    if memo.active and len(canonical) > len(known.split() if known else ()):
+        memo.put(entry, "\n".join(sorted(canonical)).encode())
     return Loaded(
         config=config,
         trust=trust.root,
-        verification=verify_directory(artifacts, trust),
+        verification=verification,
         identities=load_identities(artifacts / SYSTEMS_TOML),
     )

@@ -299,6 +299,26 @@ class DocPage(BaseModel):
     """Rendered by markdown-it-py's safe preset: any HTML in the source arrives escaped."""
 
 
+class NavLink(BaseModel):
+    """A link of the site's navigation."""
+
+    model_config = _FROZEN
+    label: str
+    path: str
+
+
+class Frame(BaseModel):
+    """What the header and footer of every page show (``base.html`` reads only this, as
+    ``site``): the same on every page of a build, so a page kept from an earlier build with the
+    same frame and the same content is the page this build would make."""
+
+    model_config = _FROZEN
+    title: str
+    tracks: tuple[NavLink, ...]
+    docs: tuple[NavLink, ...]
+    trust_version: int
+
+
 class Board(BaseModel):
     """The whole site's content."""
 
@@ -318,3 +338,11 @@ class Board(BaseModel):
     docs: tuple[DocPage, ...]
     trust: Root
     """The trust root the artifacts were verified against; trust.json publishes it."""
+
+    def frame(self) -> Frame:
+        return Frame(
+            title=self.title,
+            tracks=tuple(NavLink(label=track.title, path=track.path) for track in self.tracks),
+            docs=tuple(NavLink(label=doc.label, path=doc.path) for doc in self.docs),
+            trust_version=self.trust.version,
+        )

@@ -17,6 +17,7 @@ import numpy as np
 
 from memrank.artifacts import Scores, VerifiedRun
 from memrank.board.config import Column, Direction
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
 from memrank.measure import Decider, Value
 from memrank.measures.kinds import declared_binary
@@ -68,8 +69,11 @@ class ColumnReading:
     """Per run, per category, its headline on that category's tasks."""
 
 
-def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnReading:
-    """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None)."""
+def read_column(
+    column: Column, placed: Sequence[VerifiedRun | None], memo: Memo = NO_MEMO
+) -> ColumnReading:
+    """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None).
+    ``memo`` may hold the all-pairs matrices of the same signed scores from an earlier build."""
     positions = tuple(i for i, run in enumerate(placed) if run is not None)
     runs = tuple(run for run in placed if run is not None)
     scores = [run.scores for run in runs]
@@ -98,9 +102,8 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
     # the measure's declared type chooses the test, never the values it happened to take
     binary = all(column.measure in declared_binary(run.predicate.evaluation) for run in runs)
     higher = column.direction is Direction.HIGHER
-    p_values = (
-        pairwise_p_values(matrix[decided], clusters, binary=binary) if decided else np.ones((0, 0))
-    )
+    digests = [runs[row].statement.scores_subject.digest.sha256 for row in decided]
+    p_values, differences = _pairs(column.measure, binary, digests, matrix[decided], clusters, memo)
     means = [float(np.nanmean(matrix[row])) for row in decided]
     ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if decided else []
     ranks: list[Rank | None] = [None] * len(runs)
@@ -124,7 +127,7 @@ def read_column(column: Column, placed: Sequence[VerifiedRun | None]) -> ColumnR
         ranks=tuple(ranks),
         ranked=tuple(decided),
         p_values=p_values,
-        differences=_differences(matrix[decided]),
+        differences=differences,
         tasks=len(task_ids),
         clusters=n_clusters,
         notice=_notice(len(task_ids), n_clusters, ranges),
@@ -221,6 +224,28 @@ def _interval(found: MeanInterval) -> Interval | None:
 
 def _rank(found: RankRange, ranked: int) -> Rank:
     return Rank(best=found.best, worst=found.worst, of=ranked)
+
+
+def _pairs(
+    measure: str,
+    binary: bool,
+    digests: Sequence[str],
+    matrix: np.ndarray,
+    clusters: np.ndarray,
+    memo: Memo,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every two rows' p value and mean difference: the column's only work that grows with
+    the square of its runs, so it is the one kept in the memo, by the rows' signed scores."""
+    rows = len(digests)
+    entry = memo.entry("pairs", measure, str(binary), *digests)
+    found = memo.get(entry)
+    if found is not None and len(found) == 2 * rows * rows * 8:
+        both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)
+        return both[0].copy(), both[1].copy()
+    p_values = pairwise_p_values(matrix, clusters, binary=binary) if rows else np.ones((0, 0))
+    differences = _differences(matrix)
+    memo.put(entry, p_values.astype(np.float64).tobytes() + differences.tobytes())
+    return p_values, differences
 
 
 def _differences(matrix: np.ndarray) -> np.ndarray:

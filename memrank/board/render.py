@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from pydantic import BaseModel
+
 from memrank.board import urls
 from memrank.board.compare import NEAREST
-from memrank.board.model import Board
+from memrank.board.memo import NO_MEMO, Memo, folder_digest
+from memrank.board.model import Board, Frame
 from memrank.board.text import isolated, plain, short, visible
 from memrank.errors import BoardConfigError
 
@@ -29,26 +32,47 @@ DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
 _STATIC = "static"
 
 
-def render_pages(board: Board, templates: Path) -> dict[str, bytes]:
-    """Every HTML page of the board, by root-relative path."""
+def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
+    """Every HTML page of the board, by root-relative path.
+
+    Every page sees the frame (``site``). The index, track and changelog pages also see the
+    whole ``board``, so they are made afresh; every other page sees only its own model, so
+    ``memo`` can give back the page an earlier build made of the same model, frame and theme.
+    """
     environment = _environment(templates)
+    site = board.frame()
+    theme = (
+        memo.entry("theme", folder_digest(templates), site.model_dump_json()) if memo.active else ""
+    )
     pages: dict[str, bytes] = {}
 
-    def page(path: str, template: str, root: str | None = None, **context: Any) -> None:
-        pages[path] = _render(environment, template, path, board, root, context)
+    def whole(path: str, template: str, **context: Any) -> None:
+        pages[path] = _render(environment, template, path, site, None, {"board": board, **context})
 
-    page(urls.INDEX, "index.html")
+    def own(
+        path: str, template: str, context: Mapping[str, BaseModel], root: str | None = None
+    ) -> None:
+        shown = "".join(f"{name}={model.model_dump_json()}" for name, model in context.items())
+        entry = memo.entry("page", theme, template, path, root or "", shown) if theme else ""
+        found = memo.get(entry) if theme else None
+        if found is None:
+            found = _render(environment, template, path, site, root, context)
+            if theme:
+                memo.put(entry, found)
+        pages[path] = found
+
+    whole(urls.INDEX, "index.html")
     for track in board.tracks:
-        page(track.path, "track.html", track=track)
+        whole(track.path, "track.html", track=track)
     for run in board.runs:
-        page(run.path, "run.html", run=run)
+        own(run.path, "run.html", {"run": run})
     for evaluation in board.evaluations:
-        page(evaluation.path, "evaluation.html", evaluation=evaluation)
-    page(urls.CHANGELOG, "changes.html")
+        own(evaluation.path, "evaluation.html", {"evaluation": evaluation})
+    whole(urls.CHANGELOG, "changes.html")
     for doc in board.docs:
-        page(doc.path, "doc.html", doc=doc)
+        own(doc.path, "doc.html", {"doc": doc})
     # Served for a missing path at any depth, so its links start at the site's own path.
-    page(urls.NOT_FOUND, "404.html", root=urlsplit(board.base_url).path)
+    own(urls.NOT_FOUND, "404.html", {}, root=urlsplit(board.base_url).path)
     return pages
 
 
@@ -90,7 +114,7 @@ def _render(
     environment: Environment,
     template: str,
     path: str,
-    board: Board,
+    site: Frame,
     root: str | None,
     context: Mapping[str, Any],
 ) -> bytes:
@@ -99,7 +123,7 @@ def _render(
     prefix = "../" * path.count("/") if root is None else root
     try:
         text = environment.get_template(template).render(
-            board=board, page=path, href=lambda target: prefix + target, **context
+            site=site, page=path, href=lambda target: prefix + target, **context
         )
     except TemplateError as exc:
         raise BoardConfigError(f"template {template} (rendering {path}): {exc}") from None

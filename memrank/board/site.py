@@ -1,14 +1,19 @@
-"""The site as a tree of files: made from verified runs in memory, written in one swap, or
+"""The site as a tree of files: made from verified runs in memory, then written, or
 compared with a folder.
 
-A build never edits site/ in place: it writes a sibling folder and swaps it in, so a failed
-build leaves the previous site whole and no stale page survives a rebuild. It only ever
-replaces a folder that is empty or that a previous build made (it holds manifest.json).
+The whole tree is made before anything is written, so a build that fails leaves the previous
+site as it was. A first build writes a sibling folder and renames it into place. A rebuild
+rewrites only the files whose bytes changed, each written beside itself and renamed over the
+old one (a reader never sees half a file), deletes what the new tree no longer holds, and
+writes manifest.json last: if it is stopped midway, the manifest still names the old files and
+``memrank build-site --check`` reports the difference until the next build. It only ever
+touches a folder that is empty or that a previous build made (it holds manifest.json).
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -21,6 +26,7 @@ from memrank.board.build import build_board, source_date
 from memrank.board.docs import render_docs
 from memrank.board.files import data_files, manifest
 from memrank.board.load import load
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board
 from memrank.board.pages import downloads
 from memrank.board.render import DEFAULT_TEMPLATES, render_pages, static_files
@@ -41,24 +47,28 @@ class Made:
     """Every artifact the verifier refused, with its reason; none of them is in ``tree``."""
 
 
-def make(artifacts: Path, templates: Path | None, docs: Path) -> Made:
+def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_MEMO) -> Made:
     """Verify the artifacts, build the Board of those that verify, and render the site with
-    ``templates`` (None: the default theme inside the package).
+    ``templates`` (None: the default theme inside the package). With a ``memo``, what an
+    earlier build made of the same verified inputs is taken from it (``memrank.board.memo``);
+    the site is byte for byte the one a build without it makes.
 
     The parsed result files are dropped on return: the Board keeps only what it shows.
     """
     with _cycle_collection_paused():
-        loaded = load(artifacts)
+        loaded = load(artifacts, memo)
         runs = loaded.verification.runs
         board = build_board(
             loaded.config,
             runs,
             loaded.trust,
-            render_docs(docs),
+            render_docs(docs, memo),
             source_date(),
             loaded.identities,
+            memo,
         )
-        tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs))
+        tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
+    memo.prune()
     return Made(board, tree, len(runs), loaded.verification.refusals)
 
 
@@ -80,11 +90,18 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
-def assemble(board: Board, templates: Path, downloads: Mapping[str, bytes]) -> dict[str, bytes]:
+def assemble(
+    board: Board, templates: Path, downloads: Mapping[str, bytes], memo: Memo = NO_MEMO
+) -> dict[str, bytes]:
     """Every file of the site by root-relative path: pages, static assets, the downloads
     (signed envelopes), data files, and last the manifest of all of them."""
     tree: dict[str, bytes] = {}
-    parts = (render_pages(board, templates), static_files(templates), downloads, data_files(board))
+    parts = (
+        render_pages(board, templates, memo),
+        static_files(templates),
+        downloads,
+        data_files(board, memo),
+    )
     for part in parts:
         for path, content in part.items():
             if path in tree:
@@ -98,25 +115,62 @@ def assemble(board: Board, templates: Path, downloads: Mapping[str, bytes]) -> d
 
 
 def write(tree: Mapping[str, bytes], out: Path) -> None:
-    """Replace ``out`` with exactly ``tree``."""
+    """Make ``out`` hold exactly ``tree``."""
     out = out.resolve()
     if out.exists() and not _replaceable(out):
         raise BoardError(
             f"{out}: not empty and not a built board (no {urls.MANIFEST}); refusing to replace "
             "it. Pass --out naming an empty folder or a previous site"
         )
+    if (out / urls.MANIFEST).is_file():
+        try:
+            _update(tree, out)
+            return
+        except (IsADirectoryError, NotADirectoryError, FileExistsError):
+            pass  # a file where a folder now goes, or the other way: write it all afresh
     building = out.with_name(f".{out.name}.building")
     retired = out.with_name(f".{out.name}.old")
     for leftover in (building, retired):
         shutil.rmtree(leftover, ignore_errors=True)
-    for folder in sorted({(building / path).parent for path in tree}):
-        folder.mkdir(parents=True, exist_ok=True)
-    for path in sorted(tree):
-        (building / path).write_bytes(tree[path])
+    _write_files(tree, building, sorted(tree))
     if out.exists():
         out.rename(retired)
     building.rename(out)
     shutil.rmtree(retired, ignore_errors=True)
+
+
+def _update(tree: Mapping[str, bytes], out: Path) -> None:
+    """Rewrite the files of ``out`` that differ from ``tree``, manifest last; delete the rest."""
+    everything = list(out.rglob("*"))
+    found = {p.relative_to(out).as_posix(): p for p in everything if p.is_file()}
+    changed = [
+        path
+        for path in sorted(tree)
+        if path != urls.MANIFEST and (path not in found or found[path].read_bytes() != tree[path])
+    ]
+    _write_files(tree, out, [*changed, urls.MANIFEST], beside=True)
+    for path in sorted(set(found) - set(tree)):
+        found[path].unlink()
+    for folder in sorted((p for p in everything if p.is_dir()), key=lambda p: -len(p.parts)):
+        if not any(folder.iterdir()):
+            folder.rmdir()
+
+
+def _write_files(
+    tree: Mapping[str, bytes], out: Path, paths: list[str], *, beside: bool = False
+) -> None:
+    """Write ``paths`` of ``tree`` under ``out``; ``beside``: each to a sibling file first,
+    renamed over the old one."""
+    for folder in sorted({(out / path).parent for path in paths}):
+        folder.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        target = out / path
+        if beside:
+            partial = target.with_name(f".{target.name}.partial")
+            partial.write_bytes(tree[path])
+            os.replace(partial, target)
+        else:
+            target.write_bytes(tree[path])
 
 
 def differences(tree: Mapping[str, bytes], out: Path) -> list[str]:

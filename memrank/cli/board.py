@@ -50,16 +50,33 @@ _FOLDER = click.Path(file_okay=False, path_type=Path)
     is_flag=True,
     help="Write nothing; fail (exit 1) if --out differs from what the artifacts build.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Work everything out afresh: neither read nor write the build memo in memrank's "
+    "cache folder (the publishing workflows build this way).",
+)
 def build_site_command(
-    artifacts: Path, templates: Path | None, docs: Path, out: Path, strict: bool, check: bool
+    artifacts: Path,
+    templates: Path | None,
+    docs: Path,
+    out: Path,
+    strict: bool,
+    check: bool,
+    no_cache: bool,
 ) -> None:
     """Build the static leaderboard from the signed artifacts that verify.
 
     Every envelope in artifacts/runs/ is verified against artifacts/root.json; each refused
     one (a development observation, a bad signature, an unpinned pipeline ...) is listed with
     its reason and left out of every page. The same inputs give a byte-identical site.
+
+    A rebuild takes what is unchanged (a column's pair tests, pages, plots) from a memo in
+    memrank's cache folder, keyed by the verified bytes it was made from, and rewrites only
+    the files that changed; with or without it, the site is the same.
     """
     from memrank._files import check_writable
+    from memrank.board.memo import NO_MEMO, Memo
     from memrank.board.site import differences, make, write
 
     if not docs.is_dir() and _given(click.get_current_context(), "docs"):
@@ -68,7 +85,7 @@ def build_site_command(
         )
     if not check:
         check_writable(out, option="--out", folder=True)
-    made = make(artifacts, templates, docs)
+    made = make(artifacts, templates, docs, NO_MEMO if no_cache else Memo.default())
     board, tree = made.board, made.tree
     if made.refusals:
         _print_refusals(made.refusals, artifacts)

@@ -323,3 +323,12 @@ def browse(chromium: Browser, *, javascript: bool = True) -> Iterator[Watched]:
         yield Watched(context.new_page())
     finally:
         context.close()
+
+
+@pytest.fixture(autouse=True)
+def _board_memo_of_the_session(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memrank build-site` keeps a build memo in memrank's cache folder: the tests' builds
+    keep theirs apart from the user's."""
+    monkeypatch.setenv("MEMRANK_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))

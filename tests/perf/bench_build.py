@@ -11,7 +11,9 @@ site's files and bytes, and the verify-only time of the same folder as the basel
 
 Then it fits growth exponents over the sizes (log time / log systems: 1 is linear; target
 <= 1.1 for time and bytes) and checks the targets for 200 x 3: <= 60 s, <= 1 GB RSS, site
-<= 150 MB, and a rebuild after adding one run <= 1.5x a verify of the whole directory.
+<= 150 MB, and a rebuild after adding one run <= 1.5x a verify of the whole directory (with
+the build memo an earlier build of the board left, as a maintainer's machine has it; its site
+is compared byte for byte with a build without the memo).
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 10 50 200)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board in DIR and reuses it on the next run.
@@ -155,9 +157,11 @@ def store(artifacts: Path) -> Path:
 _CHILD = """
 import sys, time
 from pathlib import Path
+from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.site import make, write
 start = time.perf_counter()
-made = make(Path(sys.argv[1]), None, Path(sys.argv[3]))
+memo = Memo.default() if sys.argv[4] == "memo" else NO_MEMO
+made = make(Path(sys.argv[1]), None, Path(sys.argv[3]), memo)
 write(made.tree, Path(sys.argv[2]))
 took = time.perf_counter() - start
 # This process's own peak (VmHWM), not the parent it was forked from.
@@ -166,13 +170,22 @@ print(took, int(peak) / 1024)
 """
 
 
-def build(artifacts: Path, out: Path) -> tuple[float, float]:
-    """One whole build in a fresh process: (seconds, peak RSS in MB)."""
+def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, float]:
+    """One whole build in a fresh process: (seconds, peak RSS in MB); with the build memo in
+    ``memo`` when given, else without one."""
     process = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, str(artifacts), str(out), str(REPOSITORY / "docs")],
+        [
+            sys.executable,
+            "-c",
+            _CHILD,
+            str(artifacts),
+            str(out),
+            str(REPOSITORY / "docs"),
+            "memo" if memo else "none",
+        ],
         stdout=subprocess.PIPE,
         cwd=REPOSITORY,
-        env={**os.environ, **ONE_THREAD},
+        env={**os.environ, **ONE_THREAD, **({"MEMRANK_CACHE_DIR": str(memo)} if memo else {})},
     )
     output, _ = process.communicate(timeout=3600)
     assert process.returncode == 0, f"build failed with status {process.returncode}"
@@ -262,6 +275,9 @@ def main(sizes: list[int]) -> None:
                 flush=True,
             )
         # One run more on the largest board: the rebuild against a verify of the same folder.
+        # The memo is filled by a build of the board as it was (the maintainer's last build).
+        memo = Path(root) / "memo"
+        build(artifacts, out, memo)
         extra = system_run(bases[0], largest, largest + 1, random.Random(1))
         attest(
             extra,
@@ -275,10 +291,18 @@ def main(sizes: list[int]) -> None:
             print("     one run added: skipped, the kept board pins another pipeline; sign afresh")
         else:
             verified = min(verify_seconds(artifacts) for _ in range(2))
-            again, _ = build(artifacts, out)
+            again, _ = build(artifacts, out, memo)
+            cold = Path(root) / "cold"
+            afresh, _ = build(artifacts, cold)
+            same = site_size(out) == site_size(cold) and all(
+                (out / p.relative_to(cold)).read_bytes() == p.read_bytes()
+                for p in cold.rglob("*")
+                if p.is_file()
+            )
             print(
-                f"     one run added: rebuild {again:6.2f} s, verify {verified:5.2f} s, "
-                f"ratio {again / verified:4.2f}x (target <= 1.5x)"
+                f"     one run added: rebuild {again:6.2f} s with the memo ({afresh:.2f} s "
+                f"without), verify {verified:5.2f} s, ratio {again / verified:4.2f}x (target "
+                f"<= 1.5x); the site {'is' if same else 'is NOT'} byte-identical to a cold build"
             )
     counts = [r[0] for r in rows]
     if len(rows) >= 2:

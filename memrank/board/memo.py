@@ -1,0 +1,156 @@
+"""What an earlier build worked out, found again by the digest of everything it was made from.
+
+A rebuild after one run is added redoes only what that run touches: every other column's
+numbers, rendered pages, plots and compare-two data come back from the memo, and scores files
+already found canonical are not re-encoded to check again.
+
+What keeps this honest:
+
+- Every key is a sha256 over memrank's own code, the templates, and the *verified* bytes the
+  work was made from (signed scores digests, artifact ids, models built from them). A file that
+  is refused never reaches a key, and a changed file is a different key: no entry made from
+  one set of artifacts can stand in for another.
+- An entry holds no verdict of trust: signatures and digests are checked on every build. The
+  canonical-form memo only spares re-encoding bytes whose digest was already found canonical;
+  every number is still parsed from the signed bytes.
+- The memo lives in the builder's own cache folder, never in artifacts/ or site/, so nothing a
+  pull request carries can seed it; each entry carries the sha256 of its content and one that
+  does not match is ignored and made again. The publishing workflows build with ``--no-cache``,
+  so a published site never depends on one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import orjson
+
+from memrank._cachedir import memrank_cache_dir
+
+__all__ = ["KEEP_DAYS", "NO_MEMO", "Memo", "folder_digest", "key"]
+
+KEEP_DAYS = 14
+"""Entries no build has used for this long are deleted by the next build."""
+_DIGEST = 32
+
+
+def key(*parts: str | bytes) -> str:
+    """sha256 over the parts, each length-prefixed so no two lists of parts collide."""
+    hasher = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        hasher.update(len(data).to_bytes(8, "big"))
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+def folder_digest(folder: Path) -> str:
+    """sha256 over every file's relative path and bytes, in path order."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return key(
+        *(part for p in files for part in (p.relative_to(folder).as_posix(), p.read_bytes()))
+    )
+
+
+class Memo:
+    """A folder of entries by key; ``Memo(None)`` remembers nothing (every lookup misses).
+
+    ``code`` is the digest of the memrank that builds: every key is made with it (``entry``),
+    so an upgrade never reads what older code worked out."""
+
+    def __init__(self, folder: Path | None, code: str = "") -> None:
+        self.folder = folder
+        self.code = code
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def default(cls) -> Memo:
+        """The board memo in memrank's cache folder (``MEMRANK_CACHE_DIR`` moves it)."""
+        from memrank.provenance import PACKAGE_DIR, code_sha256
+
+        return cls(memrank_cache_dir() / "board", code_sha256(PACKAGE_DIR))
+
+    @property
+    def active(self) -> bool:
+        return self.folder is not None
+
+    def entry(self, *parts: str | bytes) -> str:
+        """The key of what ``parts`` describe, as this memrank makes it."""
+        return key(self.code, *parts)
+
+    def get(self, entry: str) -> bytes | None:
+        """The content stored under ``entry``, or None (absent, unreadable or corrupt)."""
+        if self.folder is None:
+            return None
+        path = self._path(entry)
+        try:
+            stored = path.read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        content = stored[_DIGEST:]
+        if hashlib.sha256(content).digest() != stored[:_DIGEST]:
+            self.misses += 1
+            return None
+        self.hits += 1
+        with contextlib.suppress(OSError):  # used: keep it past the next pruning
+            os.utime(path)
+        return content
+
+    def put(self, entry: str, content: bytes) -> None:
+        """Store ``content`` under ``entry`` (written whole, then renamed into place)."""
+        if self.folder is None:
+            return
+        path = self._path(entry)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+            partial.write_bytes(hashlib.sha256(content).digest() + content)
+            os.replace(partial, path)
+        except OSError:
+            pass  # a memo that cannot be written only costs the next build time
+
+    def get_files(self, entry: str) -> dict[str, bytes] | None:
+        """Files stored together by ``put_files``, by path; None when absent or corrupt."""
+        stored = self.get(entry)
+        if stored is None:
+            return None
+        header, _, body = stored.partition(b"\n")
+        try:
+            sizes = orjson.loads(header)
+        except orjson.JSONDecodeError:
+            return None
+        files, at = {}, 0
+        for path, size in sizes:
+            files[path] = body[at : at + size]
+            at += size
+        return files if at == len(body) else None
+
+    def put_files(self, entry: str, files: Mapping[str, bytes]) -> None:
+        """Store several files under one entry: a JSON line of (path, size), then the bytes."""
+        header = orjson.dumps([[path, len(content)] for path, content in files.items()])
+        self.put(entry, header + b"\n" + b"".join(files.values()))
+
+    def prune(self) -> None:
+        """Delete entries unused for ``KEEP_DAYS`` days."""
+        if self.folder is None or not self.folder.is_dir():
+            return
+        cutoff = time.time() - KEEP_DAYS * 86_400
+        for path in self.folder.glob("*/*"):
+            with contextlib.suppress(OSError):  # another build may prune it first
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+
+    def _path(self, entry: str) -> Path:
+        assert self.folder is not None
+        return self.folder / entry[:2] / entry
+
+
+NO_MEMO = Memo(None)
+"""Remembers nothing: what a build uses unless it is given a memo."""

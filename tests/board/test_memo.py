@@ -1,0 +1,133 @@
+"""The build memo: a rebuild takes unchanged work from it, and the site is byte for byte the
+one a build without it makes, whatever the memo holds."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memrank.board.memo import NO_MEMO, Memo
+from memrank.board.site import differences, make, write
+from memrank.cli import main
+from memrank.errors import ScoresDigestMismatch
+from tests.board.conftest import (
+    DOCS,
+    TEMPLATES,
+    Signed,
+    notes,
+    sign_artifacts,
+    standard_runs,
+    wheel_run,
+)
+
+
+def memo_at(folder: Path) -> Memo:
+    return Memo(folder, code="this memrank")
+
+
+def tree_of(artifacts: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
+    return make(artifacts, TEMPLATES, DOCS, memo).tree
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> Path:
+    return sign_artifacts(tmp_path / "artifacts", standard_runs())
+
+
+def test_a_rebuild_from_the_memo_is_the_site_a_cold_build_makes(
+    artifacts: Path, tmp_path: Path
+) -> None:
+    memo = memo_at(tmp_path / "memo")
+    cold = tree_of(artifacts)
+    assert tree_of(artifacts, memo) == cold
+    assert memo.hits == 0 and memo.misses > 0
+    again = memo_at(tmp_path / "memo")
+    assert tree_of(artifacts, again) == cold
+    # every run page, evaluation page, docs page, plot and pair matrix came from the memo
+    assert again.hits > len([p for p in cold if p.startswith("runs/")]) and again.misses == 0
+
+
+def test_after_a_run_is_added_only_its_column_is_worked_out_again(
+    artifacts: Path, tmp_path: Path
+) -> None:
+    memo = memo_at(tmp_path / "memo")
+    tree_of(artifacts, memo)
+    runs = standard_runs()
+    grown = sign_artifacts(tmp_path / "grown", [*runs, Signed(wheel_run("bm25", notes()))])
+    rebuilt = memo_at(tmp_path / "memo")
+    assert tree_of(grown, rebuilt) == tree_of(grown)
+    assert rebuilt.hits > 0 and rebuilt.misses > 0
+
+
+def test_a_corrupt_memo_entry_is_made_again(artifacts: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "memo"
+    tree_of(artifacts, memo_at(folder))
+    entries = [p for p in folder.rglob("*") if p.is_file()]
+    for entry in entries:
+        raw = bytearray(entry.read_bytes())
+        raw[-1] ^= 0xFF  # the content no longer matches the sha256 stored before it
+        entry.write_bytes(bytes(raw))
+    corrupt = memo_at(folder)
+    assert tree_of(artifacts, corrupt) == tree_of(artifacts)
+    assert corrupt.hits == 0
+
+
+def test_an_entry_of_other_code_is_never_read(artifacts: Path, tmp_path: Path) -> None:
+    tree_of(artifacts, memo_at(tmp_path / "memo"))
+    upgraded = Memo(tmp_path / "memo", code="another memrank")
+    tree_of(artifacts, upgraded)
+    assert upgraded.hits == 0
+
+
+def test_the_memo_lets_no_edited_scores_file_through(artifacts: Path, tmp_path: Path) -> None:
+    memo = memo_at(tmp_path / "memo")
+    tree_of(artifacts, memo)
+    scores = sorted((artifacts / "scores").glob("*.json"))[0]
+    scores.write_bytes(scores.read_bytes().replace(b'"values":[', b'"values":[1,', 1))
+    made = make(artifacts, TEMPLATES, DOCS, memo_at(tmp_path / "memo"))
+    assert [r.error for r in made.refusals] == [ScoresDigestMismatch]
+
+
+def test_a_rebuild_rewrites_only_the_files_that_changed(artifacts: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    tree = tree_of(artifacts)
+    write(tree, out)
+    (out / "stale" / "deep").mkdir(parents=True)
+    (out / "stale" / "deep" / "index.html").write_text("old page")
+    unchanged = next(p for p in sorted(tree) if p.startswith("runs/"))
+    before = os.stat(out / unchanged).st_ino
+    changed = {**tree, "static/board.css": tree["static/board.css"] + b"/* new */\n"}
+    write(changed, out)
+    assert differences(changed, out) == []
+    assert os.stat(out / unchanged).st_ino == before  # left alone, not rewritten
+    assert not (out / "stale").exists()
+    assert not list(out.rglob("*.partial"))
+
+
+def test_a_file_where_a_folder_now_goes_is_rewritten_whole(tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    write({"manifest.json": b"{}", "runs": b"a file"}, out)
+    tree = {"manifest.json": b"{}", "runs/a/index.html": b"a page"}
+    write(tree, out)
+    assert differences(tree, out) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_build_site_keeps_its_memo_in_the_cache_folder_unless_told_not_to(
+    artifacts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMRANK_CACHE_DIR", str(tmp_path / "cache"))
+    base = ["build-site", "--artifacts", str(artifacts), "--templates", str(TEMPLATES)]
+    cold = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "cold"), "--no-cache"])
+    assert cold.exit_code == 0, cold.output
+    assert not (tmp_path / "cache").exists()
+    for _ in range(2):
+        warm = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "warm")])
+        assert warm.exit_code == 0, warm.output
+    assert any((tmp_path / "cache" / "board").rglob("*"))
+    assert differences(tree_of(artifacts), tmp_path / "warm") == []
+    shutil.rmtree(tmp_path / "cold")
