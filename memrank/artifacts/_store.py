@@ -68,15 +68,17 @@ def verify_directory(
     now: datetime | None = None,
     store: ResultsStore | None = None,
     deep: bool = False,
-    canonical: set[str] | None = None,
+    known_good: set[str] | None = None,
 ) -> Verification:
     """Verify every ``runs/*.json`` in ``directory`` against its ``root.json`` (or ``trust``).
 
     A trust root that cannot be trusted raises (nothing can be verified without one); a
     refused artifact is reported and the rest are still verified. ``deep`` requires every
-    result file, fetching those not in ``results/`` from ``store``. ``canonical`` holds the
-    sha256 of scores files already found in canonical form (a build's memo): their bytes are
-    still hashed and parsed, but not re-encoded; each scores file found canonical is added.
+    result file, fetching those not in ``results/`` from ``store``. ``known_good`` holds the
+    sha256 of scores files that passed every check of their own before (a build's memo): the
+    signature and digest checks still run and their numbers are still parsed from the signed
+    bytes, but the bytes are not checked again for canonical form and layout; each scores file
+    that passes is added.
     """
     if trust is None:
         trust = load_trust(directory / ROOT, anchor=anchor, now=now)
@@ -85,7 +87,7 @@ def verify_directory(
         trust,
         store=store,
         deep=deep,
-        canonical=canonical,
+        known_good=known_good,
     )
 
 
@@ -95,7 +97,7 @@ def verify_all(
     *,
     store: ResultsStore | None = None,
     deep: bool = False,
-    canonical: set[str] | None = None,
+    known_good: set[str] | None = None,
 ) -> Verification:
     """Verify each envelope file, then refuse runs whose run_id conflicts."""
     runs: list[VerifiedRun] = []
@@ -107,7 +109,7 @@ def verify_all(
             continue
         seen.add(where)
         try:
-            runs.append(verify(path, trust, store=store, deep=deep, canonical=canonical))
+            runs.append(verify(path, trust, store=store, deep=deep, known_good=known_good))
         except ArtifactRefused as exc:
             refusals.append(Refusal(path=path, error=type(exc), reason=exc.message))
     conflicts = _conflicts(runs)

@@ -76,11 +76,11 @@ def check_subjects(
     *,
     store: ResultsStore | None = None,
     deep: bool = False,
-    canonical: set[str] | None = None,
+    known_good: set[str] | None = None,
 ) -> Subjects:
     """Check the scores file, then the result file when it is present (or ``deep``)."""
     scores_path = artifacts / statement.scores_subject.name
-    scores_raw, scores = _check_scores(statement, scores_path, source, canonical)
+    scores_raw, scores = _check_scores(statement, scores_path, source, known_good)
     result_path = artifacts / statement.result_subject.name
     digest = statement.result_subject.digest.sha256
     if result_path.is_file():
@@ -109,7 +109,7 @@ def check_subjects(
 
 
 def _check_scores(
-    statement: Statement, path: Path, source: str, canonical: set[str] | None
+    statement: Statement, path: Path, source: str, known_good: set[str] | None
 ) -> tuple[bytes, Scores]:
     result_digest = statement.result_subject.digest.sha256
     if not path.is_file():
@@ -132,12 +132,12 @@ def _check_scores(
         )
     try:
         scores = read_scores(
-            raw, source=str(path), known_canonical=canonical is not None and digest in canonical
+            raw, source=str(path), known_good=known_good is not None and digest in known_good
         )
     except NonCanonicalPayload as exc:
         raise ScoresMalformed(exc.message) from None
-    if canonical is not None:
-        canonical.add(digest)
+    if known_good is not None:
+        known_good.add(digest)
     predicate = statement.predicate
     if scores.result_sha256 != result_digest or (
         scores.evaluation.name,

@@ -103,11 +103,11 @@ def verify(
     *,
     store: ResultsStore | None = None,
     deep: bool = False,
-    canonical: set[str] | None = None,
+    known_good: set[str] | None = None,
 ) -> VerifiedRun:
     """Verify ``runs/<artifact-id>.json``: its scores file is read from ``../scores/``, its
     result file from ``../results/`` when there, else (``deep``) fetched from ``store``.
-    ``canonical``: see ``verify_directory``."""
+    ``known_good``: see ``verify_directory``."""
     source = str(path)
     opened = open_envelope(read_capped(path, MAX_ENVELOPE_BYTES, MalformedEnvelope), source=source)
     if opened.payload_type != IN_TOTO_PAYLOAD_TYPE:
@@ -127,7 +127,7 @@ def verify(
             f"runs/{artifact_id}.json; do not rename artifacts"
         )
     subjects = check_subjects(
-        statement, data, path.parent.parent, source, store=store, deep=deep, canonical=canonical
+        statement, data, path.parent.parent, source, store=store, deep=deep, known_good=known_good
     )
     return VerifiedRun(
         artifact_id=artifact_id,

@@ -188,10 +188,11 @@ def _nearest(
 ) -> tuple[list[int], int, int]:
     """Of ``others`` (best first), every tie and the ``NEAREST`` separated ones on each side,
     in order; and how many better and worse ones are left out."""
-    better = [m for m in others if separated[m] and better_side[m]]
-    worse = [m for m in others if separated[m] and not better_side[m]]
+    apart, above = separated.tolist(), better_side.tolist()  # Python bools: read per element
+    better = [m for m in others if apart[m] and above[m]]
+    worse = [m for m in others if apart[m] and not above[m]]
     kept = set(better[-NEAREST:] + worse[:NEAREST])
-    listed = [m for m in others if not separated[m] or m in kept]
+    listed = [m for m in others if not apart[m] or m in kept]
     return listed, max(0, len(better) - NEAREST), max(0, len(worse) - NEAREST)
 
 

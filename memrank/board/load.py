@@ -36,15 +36,15 @@ class Loaded:
 def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
     """Read ``artifacts/board.toml`` and ``artifacts/systems.toml``, and verify every
     ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
-    trusted raises. ``memo`` remembers which scores files (by sha256) were found canonical."""
+    trusted raises. ``memo`` remembers which scores files (by sha256) passed every check."""
     config = load_config(artifacts / BOARD_TOML)
     trust = load_trust(artifacts / ROOT_JSON)
-    entry = memo.entry("canonical scores files")
+    entry = memo.entry("scores files that passed every check")
     known = memo.get(entry)
-    canonical = set(known.decode().split()) if known else set()
-    verification = verify_directory(artifacts, trust, canonical=canonical)
-    if memo.active and len(canonical) > len(known.split() if known else ()):
-        memo.put(entry, "\n".join(sorted(canonical)).encode())
+    known_good = set(known.decode().split()) if known else set()
+    verification = verify_directory(artifacts, trust, known_good=known_good)
+    if memo.active and len(known_good) > len(known.split() if known else ()):
+        memo.put(entry, "\n".join(sorted(known_good)).encode())
     return Loaded(
         config=config,
         trust=trust.root,

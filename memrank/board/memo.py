@@ -1,8 +1,8 @@
 """What an earlier build worked out, found again by the digest of everything it was made from.
 
 A rebuild after one run is added redoes only what that run touches: every other column's
-numbers, rendered pages, plots and compare-two data come back from the memo, and scores files
-already found canonical are not re-encoded to check again.
+pair matrices, rendered pages, plots and compare-two data come back from the memo, and scores
+files that already passed every check are not checked again.
 
 What keeps this honest:
 
@@ -11,8 +11,9 @@ What keeps this honest:
   is refused never reaches a key, and a changed file is a different key: no entry made from
   one set of artifacts can stand in for another.
 - An entry holds no verdict of trust: signatures and digests are checked on every build. The
-  canonical-form memo only spares re-encoding bytes whose digest was already found canonical;
-  every number is still parsed from the signed bytes.
+  memo of scores files only spares checking the form and layout of bytes whose sha256 already
+  passed those checks (a function of the bytes); every number is still parsed from the signed
+  bytes.
 - The memo lives in the builder's own cache folder, never in artifacts/ or site/, so nothing a
   pull request carries can seed it; each entry carries the sha256 of its content and one that
   does not match is ignored and made again. The publishing workflows build with ``--no-cache``,

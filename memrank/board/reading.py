@@ -140,7 +140,11 @@ def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
     """Every task of the column in first-seen order, its cluster code and its category."""
     group: dict[str, str | None] = {}
     category: dict[str, str] = {}
+    seen: list[list[str]] = []
     for score in scores:
+        if any(score.task_ids == known for known in seen):  # runs mostly share one task list
+            continue
+        seen.append(score.task_ids)
         for task, g, c in zip(score.task_ids, score.groups, score.categories, strict=True):
             if task not in group:
                 group[task] = g

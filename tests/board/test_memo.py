@@ -131,3 +131,12 @@ def test_build_site_keeps_its_memo_in_the_cache_folder_unless_told_not_to(
     assert any((tmp_path / "cache" / "board").rglob("*"))
     assert differences(tree_of(artifacts), tmp_path / "warm") == []
     shutil.rmtree(tmp_path / "cold")
+
+
+def test_a_known_good_scores_file_reads_as_the_checked_read_does(artifacts: Path) -> None:
+    from memrank.artifacts import read_scores
+
+    for path in sorted((artifacts / "scores").glob("*.json")):
+        raw = path.read_bytes()
+        checked = read_scores(raw, source=str(path))
+        assert read_scores(raw, source=str(path), known_good=True) == checked
