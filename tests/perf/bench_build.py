@@ -276,8 +276,10 @@ def main(sizes: list[int]) -> None:
             )
         # One run more on the largest board: the rebuild against a verify of the same folder.
         # The memo is filled by a build of the board as it was (the maintainer's last build).
-        memo = Path(root) / "memo"
+        memo, kept_memo, kept_site = (Path(root) / name for name in ("memo", "memo0", "site0"))
         build(artifacts, out, memo)
+        shutil.copytree(memo, kept_memo)
+        shutil.copytree(out, kept_site)
         extra = system_run(bases[0], largest, largest + 1, random.Random(1))
         attest(
             extra,
@@ -291,7 +293,15 @@ def main(sizes: list[int]) -> None:
             print("     one run added: skipped, the kept board pins another pipeline; sign afresh")
         else:
             verified = min(verify_seconds(artifacts) for _ in range(2))
-            again, _ = build(artifacts, out, memo)
+            # Each try starts from the memo and site/ as that build left them; the machine is
+            # shared and noisy, so the fastest of three is the rebuild's cost (as for verify).
+            tries = []
+            for _ in range(3):
+                for kept, live in ((kept_memo, memo), (kept_site, out)):
+                    shutil.rmtree(live)
+                    shutil.copytree(kept, live)
+                tries.append(build(artifacts, out, memo)[0])
+            again = min(tries)
             cold = Path(root) / "cold"
             afresh, _ = build(artifacts, cold)
             same = site_size(out) == site_size(cold) and all(
