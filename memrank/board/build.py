@@ -17,12 +17,12 @@ from datetime import UTC, datetime
 from memrank.artifacts import Division, Root, VerifiedRun
 from memrank.board import urls
 from memrank.board.changelog import changes
-from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
+from memrank.board.columns import column_part, evaluation_of
+from memrank.board.compare import Shown
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.pages import run_link, run_page, version_shown
-from memrank.board.reading import ColumnReading, read_column
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
 from memrank.provenance import Evidence
@@ -134,11 +134,19 @@ def _track(
     """The track's table, its evaluation pages, and a note for each run the table leaves out."""
     placed, notes = _place(name, track, runs)
     keys = sorted(placed)
-    readings = [
-        read_column(column, [placed[key].get(column.evaluation) for key in keys], memo)
+    rows_named = ["\x1f".join(key) for key in keys]
+    parts = [
+        column_part(
+            name,
+            column,
+            rows_named,
+            [placed[key].get(column.evaluation) for key in keys],
+            identities,
+            memo,
+        )
         for column in track.columns
     ]
-    cells = [_cells(reading, len(keys)) for reading in readings]
+    cells = [part.cells for part in parts]
     overall = _cells_of_overall(track, cells, len(keys))
     ranking = track.ranking_column
     ranked_by = next(
@@ -165,13 +173,11 @@ def _track(
         )
     order = sorted(range(len(keys)), key=lambda i: _order(rows[i], ranked_by, ranking))
     evaluations = [
-        evaluation_page(name, reading, cells[i], [rows[p] for p in order], order, identities)
-        for i, reading in enumerate(readings)
-        if reading.runs
+        evaluation_of(name, part, order, identities, memo) for part in parts if part.has_runs
     ]
     shown: dict[str, Shown] = {}
-    for i, reading in enumerate(readings):
-        shown.update(shown_in(reading, cells[i], identities, name))
+    for part in parts:
+        shown.update(part.shown)
     return _Built(
         track=Track(
             name=name,
@@ -182,14 +188,10 @@ def _track(
             json_path=urls.track_data(name, "json"),
             columns=track.columns,
             evaluations=tuple(
-                urls.evaluation(name, column.evaluation) if reading.runs else None
-                for column, reading in zip(track.columns, readings, strict=True)
+                urls.evaluation(name, part.column.evaluation) if part.has_runs else None
+                for part in parts
             ),
-            notices=tuple(
-                f"{reading.column.title}: {reading.notice}"
-                for reading in readings
-                if reading.notice
-            ),
+            notices=tuple(f"{part.column.title}: {part.notice}" for part in parts if part.notice),
             overall=track.overall,
             ranking_column=ranking.title if ranking else None,
             rows=tuple(rows[i] for i in order),
@@ -229,19 +231,6 @@ def _place(
             )
         row[column.evaluation] = run
     return shown, notes
-
-
-def _cells(reading: ColumnReading, rows: int) -> list[Cell | None]:
-    """A column's cells by row position, each bar its share of the column's largest magnitude."""
-    largest = max(
-        (abs(h.value.value) for h in reading.headlines if h.value.value is not None), default=0.0
-    )
-    cells: list[Cell | None] = [None] * rows
-    for position, run, headline, rank in zip(
-        reading.positions, reading.runs, reading.headlines, reading.ranks, strict=True
-    ):
-        cells[position] = cell_of(headline, largest, urls.run(run.artifact_id), rank)
-    return cells
 
 
 def _cells_of_overall(

@@ -22,7 +22,6 @@ from memrank.board.model import (
     EvaluationPage,
     Identity,
     Rank,
-    Row,
     RunLink,
 )
 from memrank.board.pages import run_link
@@ -64,7 +63,6 @@ def evaluation_page(
     track: str,
     reading: ColumnReading,
     cells: Sequence[Cell | None],
-    rows: Sequence[Row],
     order: Sequence[int],
     identities: Mapping[str, Identity],
 ) -> EvaluationPage:

@@ -1,0 +1,149 @@
+"""One column of a track as the build needs it: each row's cell, what each run page says about
+the column, and the column's evaluation page.
+
+A column is read from its runs' verified scores (``memrank.board.reading``), or taken from the
+memo when an earlier build read the very same runs: its key is a digest of the track and column
+as board.toml states them and, per row, the row's key, the run's artifact id (the sha256 of its
+signed statement, which names its scores file by digest) and the system's identity. Adding a
+run to one column leaves the other columns' keys as they were, so a rebuild reads one column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from memrank.artifacts import VerifiedRun
+from memrank.board import urls
+from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
+from memrank.board.config import Column
+from memrank.board.memo import Memo
+from memrank.board.model import Cell, EvaluationPage, Identity
+from memrank.board.reading import ColumnReading, read_column
+
+__all__ = ["ColumnPart", "column_part", "evaluation_of"]
+
+
+@dataclass(frozen=True)
+class ColumnPart:
+    """A column over the track's rows (positions into the sorted row keys)."""
+
+    key: str
+    """The digest of everything the column is made from."""
+    column: Column
+    placed: tuple[VerifiedRun | None, ...]
+    """Each row's run on the column, or None."""
+    cells: tuple[Cell | None, ...]
+    shown: dict[str, Shown]
+    """By artifact id: what the run's page says about the column."""
+    notice: str | None
+    has_runs: bool
+    reading: ColumnReading | None
+    """The reading, when this build made it (None when the part came from the memo)."""
+
+
+class _Stored(BaseModel):
+    """A part as the memo keeps it: cells by row key, so a row added elsewhere moves nothing."""
+
+    cells: dict[str, Cell]
+    shown: dict[str, Shown]
+    notice: str | None
+    has_runs: bool
+
+
+def column_part(
+    track: str,
+    column: Column,
+    rows: Sequence[str],
+    placed: Sequence[VerifiedRun | None],
+    identities: Mapping[str, Identity],
+    memo: Memo,
+) -> ColumnPart:
+    """The column ``column`` of ``track``; ``rows`` are the track's row keys, ``placed`` each
+    row's run on the column."""
+    key = memo.entry(
+        "column",
+        track,
+        column.model_dump_json(),
+        *(
+            f"{row}\x1f{run.artifact_id}\x1f{_identity(run, identities)}"
+            for row, run in zip(rows, placed, strict=True)
+            if run is not None
+        ),
+    )
+    found = memo.get(key) if memo.active else None
+    if found is not None:
+        stored = _Stored.model_validate_json(found)
+        return ColumnPart(
+            key=key,
+            column=column,
+            placed=tuple(placed),
+            cells=tuple(stored.cells.get(row) for row in rows),
+            shown=stored.shown,
+            notice=stored.notice,
+            has_runs=stored.has_runs,
+            reading=None,
+        )
+    reading = read_column(column, placed, memo)
+    cells = _cells(reading, len(rows))
+    part = ColumnPart(
+        key=key,
+        column=column,
+        placed=tuple(placed),
+        cells=tuple(cells),
+        shown=shown_in(reading, cells, identities, track),
+        notice=reading.notice,
+        has_runs=bool(reading.runs),
+        reading=reading,
+    )
+    if memo.active:
+        stored = _Stored(
+            cells={row: cell for row, cell in zip(rows, cells, strict=True) if cell is not None},
+            shown=part.shown,
+            notice=part.notice,
+            has_runs=part.has_runs,
+        )
+        memo.put(key, stored.model_dump_json().encode())
+    return part
+
+
+def evaluation_of(
+    track: str,
+    part: ColumnPart,
+    order: Sequence[int],
+    identities: Mapping[str, Identity],
+    memo: Memo,
+) -> EvaluationPage:
+    """The column's evaluation page, its runs in the track's ``order`` (row positions)."""
+    key = memo.entry(
+        "evaluation page",
+        part.key,
+        *(run.artifact_id for run in (part.placed[p] for p in order) if run is not None),
+    )
+    found = memo.get(key) if memo.active else None
+    if found is not None:
+        return EvaluationPage.model_validate_json(found)
+    reading = part.reading or read_column(part.column, part.placed, memo)
+    page = evaluation_page(track, reading, part.cells, order, identities)
+    memo.put(key, page.model_dump_json().encode())
+    return page
+
+
+def _identity(run: VerifiedRun, identities: Mapping[str, Identity]) -> str:
+    identity = identities.get(run.predicate.system.name)
+    return identity.model_dump_json() if identity else ""
+
+
+def _cells(reading: ColumnReading, rows: int) -> list[Cell | None]:
+    """A column's cells by row position, each bar its share of the column's largest magnitude."""
+    largest = max(
+        (abs(h.value.value) for h in reading.headlines if h.value.value is not None), default=0.0
+    )
+    cells: list[Cell | None] = [None] * rows
+    for position, run, headline, rank in zip(
+        reading.positions, reading.runs, reading.headlines, reading.ranks, strict=True
+    ):
+        cells[position] = cell_of(headline, largest, urls.run(run.artifact_id), rank)
+    return cells
