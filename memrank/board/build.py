@@ -22,6 +22,7 @@ from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.pages import run_link, run_page, version_shown
 from memrank.board.reading import ColumnReading, read_column
+from memrank.board.roots import root_history
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
 from memrank.provenance import Evidence
@@ -36,6 +37,7 @@ def build_board(
     docs: tuple[DocPage, ...],
     updated: datetime | None,
     identities: Mapping[str, Identity] | None = None,
+    roots: Sequence[Root] = (),
 ) -> Board:
     """The Board for ``runs`` (already verified) as ``config`` lays it out."""
     identities = identities or {}
@@ -83,6 +85,7 @@ def build_board(
         ),
         docs=docs,
         trust=trust,
+        roots=root_history(roots),
     )
 
 

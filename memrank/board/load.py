@@ -27,6 +27,8 @@ class Loaded:
 
     config: BoardConfig
     trust: Root
+    roots: tuple[Root, ...]
+    """Every trust-root version the chain walk verified, oldest first, ending with ``trust``."""
     verification: Verification
     identities: dict[str, Identity]
     """artifacts/systems.toml: who each system is, by signed name."""
@@ -41,6 +43,7 @@ def load(artifacts: Path) -> Loaded:
     return Loaded(
         config=config,
         trust=trust.root,
+        roots=trust.chain,
         verification=verify_directory(artifacts, trust),
         identities=load_identities(artifacts / SYSTEMS_TOML),
     )

@@ -57,6 +57,7 @@ def make(artifacts: Path, templates: Path | None, docs: Path) -> Made:
             render_docs(docs),
             source_date(),
             loaded.identities,
+            roots=loaded.roots,
         )
         tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs))
     return Made(board, tree, len(runs), loaded.verification.refusals)
