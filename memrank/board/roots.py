@@ -83,7 +83,7 @@ def _edits(before: Root | None, root: Root) -> tuple[Line, ...]:
         if old is None or new.threshold != old.threshold:
             was = f" (was {old.threshold})" if old else ""
             lines.append(
-                (Words(text=f"{role} threshold {new.threshold} of {len(new.keyids)} keys{was}"),)
+                (Words(text=f"{role} threshold {new.threshold} of {_count(len(new.keyids))}{was}"),)
             )
     for name in sorted({*root.tracks, *(before.tracks if before else {})}):
         lines += _track_edits(
@@ -200,6 +200,10 @@ def _bundle_change(old: DatasetBaseline | None, new: DatasetBaseline | None) -> 
     if new.question_counts != old.question_counts:
         return f" question counts changed: {pinned}"
     return ""
+
+
+def _count(keys: int) -> str:
+    return f"{keys} key" if keys == 1 else f"{keys} keys"
 
 
 def _moment(moment: datetime) -> str:

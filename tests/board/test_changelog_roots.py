@@ -1,0 +1,290 @@
+"""The changelog's trust-root history: each version the chain walk verified, with what it
+changed, newest first, on the changes page and in the Atom feed; a tampered version is
+refused and the build fails, so nothing unverified is ever shown."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from memrank.artifacts import (
+    DatasetBaseline,
+    canonical_bytes,
+    keyid_of,
+    load_trust,
+    read_root,
+    sign_root,
+    write_root,
+)
+from memrank.board.model import Board, RootVersion
+from memrank.errors import RootMalformed, RootSignaturesUnmet, RootVersionSkipped
+from memrank.provenance import Evidence
+from tests.artifacts.conftest import LONG_AGO, NOW
+from tests.board.conftest import built, keys, sign_artifacts, standard_runs
+from tests.board.test_cli import build_site
+
+ROTATED = NOW - timedelta(days=20)
+"""When the keys version 2 adds become valid."""
+RETIRES = NOW + timedelta(days=30)
+"""When version 2 retires the first release key (after every run it signed)."""
+JOINS = NOW - timedelta(days=10)
+"""When the root key version 3 adds becomes valid: earlier than RETIRES."""
+EVIL = "evil\u202e<b>track</b>"
+"""A track name that would reverse the page's words and inject markup if shown raw."""
+PIPELINE = "ab" * 32
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+@dataclass(frozen=True)
+class Chain:
+    """An artifacts folder whose root has three versions, and the keys that made them."""
+
+    artifacts: Path
+    root1: Ed25519PrivateKey
+    root2: Ed25519PrivateKey
+    root3: Ed25519PrivateKey
+    release1: Ed25519PrivateKey
+    release2: Ed25519PrivateKey
+    spare: Ed25519PrivateKey
+
+
+def short(key: Ed25519PrivateKey) -> str:
+    return keyid_of(key.public_key())[:16] + "…"
+
+
+def moment(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory: pytest.TempPathFactory) -> Chain:
+    """Version 1 as the board's conftest signs it (notes runs only); version 2 rotates the root
+    key, adds two release keys, retires the first and pins a demo bundle; version 3 adds a root
+    key and raises the root threshold, revokes a release key, pins a pipeline, re-pins the demo
+    bundle and adds a track with a hostile name. Every version is signed as the walk requires."""
+    runs = [signed for signed in standard_runs() if signed.result.evaluation.name == "notes"]
+    artifacts = sign_artifacts(tmp_path_factory.mktemp("roots") / "artifacts", runs)
+    root1, release1 = keys()
+    root2, root3, release2, spare = (Ed25519PrivateKey.generate() for _ in range(4))
+    path = artifacts / "root.json"
+    first = read_root(path)
+    textual = first.tracks["textual"]
+    second = (
+        first.next(NOW + timedelta(days=200))
+        .with_key("root", root2.public_key(), ROTATED)
+        .without_key("root", keyid_of(root1.public_key()))
+        .with_key("release", release2.public_key(), ROTATED)
+        .with_key("release", spare.public_key(), ROTATED)
+        .with_key_status(keyid_of(release1.public_key()), valid_until=RETIRES)
+    )
+    demo = DatasetBaseline(sha256="cd" * 32, question_counts={"single-hop": 3})
+    second = second.model_copy(
+        update={
+            "tracks": {
+                "textual": textual.model_copy(
+                    update={"dataset_bundles": {**textual.dataset_bundles, "demo": demo}}
+                )
+            }
+        }
+    )
+    write_root(path, sign_root(second, [root1, root2]))
+    third = (
+        second.next(second.expires)
+        .with_key("root", root3.public_key(), JOINS)
+        .with_threshold("root", 2)
+        .with_key_status(keyid_of(spare.public_key()), revoked=True)
+    )
+    pinned = second.tracks["textual"]
+    third = third.model_copy(
+        update={
+            "tracks": {
+                "textual": pinned.model_copy(
+                    update={
+                        "pipelines": (*pinned.pipelines, PIPELINE),
+                        "dataset_bundles": {
+                            **pinned.dataset_bundles,
+                            "demo": demo.model_copy(update={"sha256": "ef" * 32}),
+                        },
+                    }
+                )
+            }
+        }
+    ).accepting(EVIL, (Evidence.REPRODUCIBLE,))
+    write_root(path, sign_root(third, [root2, root3]))
+    return Chain(artifacts, root1, root2, root3, release1, release2, spare)
+
+
+@pytest.fixture(scope="module")
+def made(chain: Chain) -> tuple[Board, dict[str, bytes]]:
+    return built(chain.artifacts)
+
+
+def said(version: RootVersion) -> set[str]:
+    return {"".join(words.text for words in line) for line in version.edits}
+
+
+def test_the_chain_walked_is_the_one_the_board_lists(chain: Chain, made: tuple) -> None:
+    board, _ = made
+    walked = load_trust(chain.artifacts / "root.json").chain
+    assert [root.version for root in walked] == [1, 2, 3]
+    assert walked[-1] == board.trust
+    assert [v.version for v in board.roots] == [3, 2, 1]
+    # The runs signed by the retired key inside its window still count.
+    assert len(board.changes) == 3
+
+
+def test_each_version_says_what_it_changed(chain: Chain, made: tuple) -> None:
+    third, second, first = made[0].roots
+    pinned = read_root(chain.artifacts / "roots" / "1.json").tracks["textual"]
+    assert said(first) == {
+        f"the first version, expiring {moment(NOW + timedelta(days=365))}",
+        f"root key {short(chain.root1)} added, valid from {moment(LONG_AGO)}, no end date",
+        f"release key {short(chain.release1)} added, valid from {moment(LONG_AGO)}, no end date",
+        "root threshold 1 of 1 key",
+        "release threshold 1 of 1 key",
+        "track textual added, accepting reproducible evidence, endpoint observation",
+        *(f"track textual: pipeline {p[:16]}… pinned" for p in pinned.pipelines),
+        f"track textual: dataset bundle of notes pinned: "
+        f"{pinned.dataset_bundles['notes'].sha256[:16]}… (30 questions)",
+    }
+    assert said(second) == {
+        f"expiry moved to {moment(NOW + timedelta(days=200))} "
+        f"(was {moment(NOW + timedelta(days=365))})",
+        f"root key {short(chain.root2)} added, valid from {moment(ROTATED)}, no end date",
+        f"key {short(chain.root1)} leaves the root role (rotated out)",
+        f"release key {short(chain.release2)} added, valid from {moment(ROTATED)}, no end date",
+        f"release key {short(chain.spare)} added, valid from {moment(ROTATED)}, no end date",
+        f"release key {short(chain.release1)} retired: valid from {moment(LONG_AGO)} "
+        f"until {moment(RETIRES)}",
+        f"track textual: dataset bundle of demo pinned: {'cd' * 8}… (3 questions)",
+    }
+    assert said(third) == {
+        f"root key {short(chain.root3)} added, valid from {moment(JOINS)}, no end date",
+        "root threshold 2 of 2 keys (was 1)",
+        f"release key {short(chain.spare)} revoked: nothing it signed counts, whatever its dates",
+        f"track textual: pipeline {'ab' * 8}… pinned",
+        f"track textual: dataset bundle of demo re-pinned: {'ef' * 8}… (3 questions), "
+        f"was {'cd' * 8}…",
+        f"track {EVIL} added, accepting reproducible evidence",
+    }
+    # Key ids and track names are the root's text, marked so the page isolates them.
+    assert {w.text for line in third.edits for w in line if w.signed} == {
+        short(chain.root3),
+        short(chain.spare),
+        "textual",
+        "demo",
+        EVIL,
+    }
+
+
+def test_versions_are_dated_by_the_key_dates_they_sign_never_going_back(made: tuple) -> None:
+    third, second, first = made[0].roots
+    assert (first.dated, first.own_date) == (LONG_AGO, True)
+    assert (second.dated, second.own_date) == (RETIRES, True)  # the retirement, not ROTATED
+    # Version 3's own key date (JOINS) is earlier than version 2's: it keeps version 2's.
+    assert (third.dated, third.own_date) == (RETIRES, False)
+
+
+def test_the_changes_page_lists_every_version_newest_first(made: tuple) -> None:
+    board, tree = made
+    page = tree["changes/index.html"].decode()
+    section = page[page.index('<h2 id="trust-root">') :]
+    positions = [section.index(f'<li id="root-{n}">') for n in (3, 2, 1)]
+    assert positions == sorted(positions)
+    assert "A root version carries no date of issue" in section
+    for version in board.roots:
+        item = section[section.index(f'<li id="root-{version.version}">') :]
+        item = item[: item.index("</ul>")]
+        assert f"<strong>Version {version.version}</strong>" in item
+        assert f'datetime="{version.dated:%Y-%m-%dT%H:%M:%SZ}"' in item
+        assert item.count("<li>") == len(version.edits)
+        assert ("an earlier version" in item) is not version.own_date
+    # The hostile track name is shown, made visible, escaped and isolated; never obeyed.
+    assert "track <bdi>evil⟨U+202E⟩&lt;b&gt;track&lt;/b&gt;</bdi> added" in section
+    assert "\u202e" not in page and "<b>track" not in page
+
+
+def test_the_feed_is_atom_with_every_version_and_run_newest_first(
+    chain: Chain, made: tuple
+) -> None:
+    board, tree = made
+    feed = ElementTree.fromstring(tree["changes/feed.xml"])
+    entries = feed.findall(f"{ATOM}entry")
+    ids = [entry.findtext(f"{ATOM}id") or "" for entry in entries]
+    base = "https://example.org/board/changes/index.html#root-"
+    runs = [f"https://example.org/board/{c.path}#added" for c in board.changes]
+    assert ids == [base + "3", base + "2", *runs, base + "1"]
+    stamps = [entry.findtext(f"{ATOM}updated") for entry in entries]
+    assert stamps == sorted(stamps, reverse=True)
+    assert feed.findtext(f"{ATOM}updated") == f"{RETIRES:%Y-%m-%dT%H:%M:%SZ}" == stamps[0]
+    third = entries[0]
+    assert third.findtext(f"{ATOM}title") == "trust root: version 3"
+    assert third.find(f"{ATOM}link").get("href") == base + "3"  # type: ignore[union-attr]
+    summary = third.findtext(f"{ATOM}summary") or ""
+    assert "root threshold 2 of 2 keys (was 1)" in summary
+    assert f"release key {short(chain.spare)} revoked" in summary
+    assert "track evil⟨U+202E⟩<b>track</b> added" in summary and "\u202e" not in summary
+
+
+# -- a tampered chain ---------------------------------------------------------------------------
+
+
+def _edit_payload(raw: bytes, change: dict[str, object]) -> bytes:
+    """The envelope with its payload changed (canonically) and its signatures kept."""
+    envelope = json.loads(raw)
+    payload = {**json.loads(base64.b64decode(envelope["payload"])), **change}
+    envelope["payload"] = base64.b64encode(canonical_bytes(payload, what="test")).decode()
+    return canonical_bytes(envelope, what="test")
+
+
+def _edited(chain: Chain, file: Path) -> None:
+    file.write_bytes(_edit_payload(file.read_bytes(), {"expires": "2099-01-01T00:00:00Z"}))
+
+
+def _resigned(chain: Chain, file: Path) -> None:
+    """A stranger signs a version 2 that hands the root role to itself."""
+    stranger = Ed25519PrivateKey.generate()
+    forged = (
+        read_root(file)
+        .with_key("root", stranger.public_key(), LONG_AGO)
+        .without_key("root", keyid_of(chain.root1.public_key()))
+        .without_key("root", keyid_of(chain.root2.public_key()))
+    )
+    file.write_bytes(sign_root(forged, [stranger]))
+
+
+def _truncated(chain: Chain, file: Path) -> None:
+    file.write_bytes(file.read_bytes()[:100])
+
+
+def _removed(chain: Chain, file: Path) -> None:
+    file.unlink()
+
+
+@pytest.mark.parametrize(
+    ("tamper", "refused", "reason"),
+    [
+        (_edited, RootSignaturesUnmet, "valid signatures from 0 of version 1's root keys"),
+        (_resigned, RootSignaturesUnmet, "valid signatures from 0 of version 1's root keys"),
+        (_truncated, RootMalformed, "not a DSSE envelope"),
+        (_removed, RootVersionSkipped, "version 2 is missing"),
+    ],
+)
+def test_a_tampered_version_fails_the_build_and_nothing_is_written(
+    chain: Chain, tmp_path: Path, tamper: object, refused: type, reason: str
+) -> None:
+    artifacts = Path(shutil.copytree(chain.artifacts, tmp_path / "artifacts"))
+    tamper(chain, artifacts / "roots" / "2.json")  # type: ignore[operator]
+    with pytest.raises(refused, match=reason):
+        built(artifacts)
+    cli = build_site(artifacts, tmp_path / "site")
+    assert cli.exit_code == 5 and reason in " ".join(cli.output.split())
+    assert "Traceback" not in cli.output and not (tmp_path / "site").exists()
