@@ -8,6 +8,7 @@ import base64
 import json
 import shutil
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -122,8 +123,11 @@ def chain(tmp_path_factory: pytest.TempPathFactory) -> Chain:
     return Chain(artifacts, root1, root2, root3, release1, release2, spare)
 
 
+Built = tuple[Board, dict[str, bytes]]
+
+
 @pytest.fixture(scope="module")
-def made(chain: Chain) -> tuple[Board, dict[str, bytes]]:
+def made(chain: Chain) -> Built:
     return built(chain.artifacts)
 
 
@@ -131,7 +135,7 @@ def said(version: RootVersion) -> set[str]:
     return {"".join(words.text for words in line) for line in version.edits}
 
 
-def test_the_chain_walked_is_the_one_the_board_lists(chain: Chain, made: tuple) -> None:
+def test_the_chain_walked_is_the_one_the_board_lists(chain: Chain, made: Built) -> None:
     board, _ = made
     walked = load_trust(chain.artifacts / "root.json").chain
     assert [root.version for root in walked] == [1, 2, 3]
@@ -141,7 +145,7 @@ def test_the_chain_walked_is_the_one_the_board_lists(chain: Chain, made: tuple) 
     assert len(board.changes) == 3
 
 
-def test_each_version_says_what_it_changed(chain: Chain, made: tuple) -> None:
+def test_each_version_says_what_it_changed(chain: Chain, made: Built) -> None:
     third, second, first = made[0].roots
     pinned = read_root(chain.artifacts / "roots" / "1.json").tracks["textual"]
     assert said(first) == {
@@ -185,7 +189,7 @@ def test_each_version_says_what_it_changed(chain: Chain, made: tuple) -> None:
     }
 
 
-def test_versions_are_dated_by_the_key_dates_they_sign_never_going_back(made: tuple) -> None:
+def test_versions_are_dated_by_the_key_dates_they_sign_never_going_back(made: Built) -> None:
     third, second, first = made[0].roots
     assert (first.dated, first.own_date) == (LONG_AGO, True)
     assert (second.dated, second.own_date) == (RETIRES, True)  # the retirement, not ROTATED
@@ -193,7 +197,7 @@ def test_versions_are_dated_by_the_key_dates_they_sign_never_going_back(made: tu
     assert (third.dated, third.own_date) == (RETIRES, False)
 
 
-def test_the_changes_page_lists_every_version_newest_first(made: tuple) -> None:
+def test_the_changes_page_lists_every_version_newest_first(made: Built) -> None:
     board, tree = made
     page = tree["changes/index.html"].decode()
     section = page[page.index('<h2 id="trust-root">') :]
@@ -213,7 +217,7 @@ def test_the_changes_page_lists_every_version_newest_first(made: tuple) -> None:
 
 
 def test_the_feed_is_atom_with_every_version_and_run_newest_first(
-    chain: Chain, made: tuple
+    chain: Chain, made: Built
 ) -> None:
     board, tree = made
     feed = ElementTree.fromstring(tree["changes/feed.xml"])
@@ -222,7 +226,7 @@ def test_the_feed_is_atom_with_every_version_and_run_newest_first(
     base = "https://example.org/board/changes/index.html#root-"
     runs = [f"https://example.org/board/{c.path}#added" for c in board.changes]
     assert ids == [base + "3", base + "2", *runs, base + "1"]
-    stamps = [entry.findtext(f"{ATOM}updated") for entry in entries]
+    stamps = [entry.findtext(f"{ATOM}updated") or "" for entry in entries]
     assert stamps == sorted(stamps, reverse=True)
     assert feed.findtext(f"{ATOM}updated") == f"{RETIRES:%Y-%m-%dT%H:%M:%SZ}" == stamps[0]
     third = entries[0]
@@ -279,10 +283,14 @@ def _removed(chain: Chain, file: Path) -> None:
     ],
 )
 def test_a_tampered_version_fails_the_build_and_nothing_is_written(
-    chain: Chain, tmp_path: Path, tamper: object, refused: type, reason: str
+    chain: Chain,
+    tmp_path: Path,
+    tamper: Callable[[Chain, Path], None],
+    refused: type[Exception],
+    reason: str,
 ) -> None:
     artifacts = Path(shutil.copytree(chain.artifacts, tmp_path / "artifacts"))
-    tamper(chain, artifacts / "roots" / "2.json")  # type: ignore[operator]
+    tamper(chain, artifacts / "roots" / "2.json")
     with pytest.raises(refused, match=reason):
         built(artifacts)
     cli = build_site(artifacts, tmp_path / "site")
