@@ -63,18 +63,12 @@ def _stamps(before: Root | None, root: Root) -> list[datetime]:
 def _edits(before: Root | None, root: Root) -> tuple[Line, ...]:
     if before is None:
         first = "the first version" if root.version == 1 else "the version the walk starts from"
-        lines: list[Line] = [(Words(text=f"{first}, expiring {_moment(root.expires)}"),)]
+        lines = [_plain(f"{first}, expiring {_moment(root.expires)}")]
     else:
         lines = []
         if root.expires != before.expires:
-            lines.append(
-                (
-                    Words(
-                        text=f"expiry moved to {_moment(root.expires)} "
-                        f"(was {_moment(before.expires)})"
-                    ),
-                )
-            )
+            moved = f"{_moment(root.expires)} (was {_moment(before.expires)})"
+            lines.append(_plain(f"expiry moved to {moved}"))
     for keyid in sorted({*root.keys, *(before.keys if before else {})}):
         lines += _key_edits(keyid, before, root)
     for role in _ROLES:
@@ -82,14 +76,13 @@ def _edits(before: Root | None, root: Root) -> tuple[Line, ...]:
         old = getattr(before.roles, role) if before else None
         if old is None or new.threshold != old.threshold:
             was = f" (was {old.threshold})" if old else ""
-            lines.append(
-                (Words(text=f"{role} threshold {new.threshold} of {_count(len(new.keyids))}{was}"),)
-            )
+            of = f"{new.threshold} of {_count(len(new.keyids))}"
+            lines.append(_plain(f"{role} threshold {of}{was}"))
     for name in sorted({*root.tracks, *(before.tracks if before else {})}):
         lines += _track_edits(
             name, before.tracks.get(name) if before else None, root.tracks.get(name)
         )
-    return tuple(lines) if lines else ((Words(text="nothing changed but the version number"),),)
+    return tuple(lines) if lines else (_plain("nothing changed but the version number"),)
 
 
 # -- keys ---------------------------------------------------------------------------------------
@@ -200,6 +193,11 @@ def _bundle_change(old: DatasetBaseline | None, new: DatasetBaseline | None) -> 
     if new.question_counts != old.question_counts:
         return f" question counts changed: {pinned}"
     return ""
+
+
+def _plain(text: str) -> Line:
+    """A line of memrank's own words only."""
+    return (Words(text=text),)
 
 
 def _count(keys: int) -> str:

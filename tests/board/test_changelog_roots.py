@@ -18,14 +18,19 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from memrank.artifacts import (
     DatasetBaseline,
+    Root,
+    TrackPolicy,
+    TrustedKey,
     canonical_bytes,
     keyid_of,
     load_trust,
+    public_hex,
     read_root,
     sign_root,
     write_root,
 )
 from memrank.board.model import Board, RootVersion
+from memrank.board.roots import root_history
 from memrank.errors import RootMalformed, RootSignaturesUnmet, RootVersionSkipped
 from memrank.provenance import Evidence
 from tests.artifacts.conftest import LONG_AGO, NOW
@@ -296,3 +301,86 @@ def test_a_tampered_version_fails_the_build_and_nothing_is_written(
     cli = build_site(artifacts, tmp_path / "site")
     assert cli.exit_code == 5 and reason in " ".join(cli.output.split())
     assert "Traceback" not in cli.output and not (tmp_path / "site").exists()
+
+
+# -- every kind of change, on roots made in memory -----------------------------------------------
+
+
+def test_every_kind_of_change_is_said() -> None:
+    root_key, release_key, loose = (Ed25519PrivateKey.generate() for _ in range(3))
+    policy = TrackPolicy(
+        pipelines=("11" * 32, "22" * 32),
+        dataset_bundles={
+            "x": DatasetBaseline(sha256="33" * 32, question_counts={"a": 2}),
+            "y": DatasetBaseline(sha256="44" * 32, question_counts={"a": 1}),
+        },
+    )
+    first = Root.first(
+        [root_key.public_key()],
+        [release_key.public_key()],
+        root_threshold=1,
+        release_threshold=1,
+        expires=NOW,
+        valid_from=LONG_AGO,
+    )
+    loose_id = keyid_of(loose.public_key())
+    first = first.model_copy(
+        update={
+            "keys": {
+                **first.keys,
+                loose_id: TrustedKey(public=public_hex(loose.public_key()), valid_from=ROTATED),
+            },
+            "tracks": {"t": policy, "gone": TrackPolicy()},
+        }
+    )
+    same = first.next(NOW)
+    release_id = keyid_of(release_key.public_key())
+    moved = same.next(NOW).with_key("root", release_key.public_key(), LONG_AGO)
+    moved = moved.model_copy(
+        update={
+            "keys": {
+                k: v.model_copy(update={"valid_from": JOINS}) if k != release_id else v
+                for k, v in moved.keys.items()
+                if k != loose_id
+            },
+            "tracks": {
+                "t": policy.model_copy(
+                    update={
+                        "pipelines": ("11" * 32,),
+                        "dataset_bundles": {
+                            "x": DatasetBaseline(sha256="33" * 32, question_counts={"a": 3})
+                        },
+                        "evidence": (Evidence.REPRODUCIBLE, Evidence.ENDPOINT),
+                    }
+                )
+            },
+        }
+    )
+    revoked = moved.next(NOW).with_key_status(release_id, revoked=True)
+    reinstated = revoked.next(NOW).model_copy(update={"keys": moved.keys})
+    history = root_history([first, same, moved, revoked, reinstated])
+    assert [v.version for v in history] == [5, 4, 3, 2, 1]
+    fifth, fourth, third, second, _ = history
+    assert said(second) == {"nothing changed but the version number"}
+    assert (second.dated, second.own_date) == (ROTATED, False)
+    release, root, loose_short = short(release_key), short(root_key), short(loose)
+    assert said(third) == {
+        f"key {release} joins the root role",
+        f"root key {root} window moved: valid from {moment(JOINS)}, no end date",
+        f"key (in no role) {loose_short} no longer listed",
+        "track gone removed: it admits no run",
+        "track t accepts reproducible evidence, endpoint observation (was reproducible evidence)",
+        f"track t: pipeline {'22' * 8}… unpinned",
+        f"track t: dataset bundle of x question counts changed: {'33' * 8}… (3 questions)",
+        "track t: dataset bundle of y unpinned",
+    }
+    assert (third.dated, third.own_date) == (JOINS, True)
+    assert said(fourth) == {
+        f"root and release key {release} revoked: nothing it signed counts, whatever its dates"
+    }
+    assert said(fifth) == {f"root and release key {release} active again"}
+    # A walk that starts from an anchor lists the anchor in full, as the first it trusts.
+    assert said(root_history([moved, revoked])[-1]) >= {
+        f"the version the walk starts from, expiring {moment(NOW)}",
+        f"root and release key {release} added, valid from {moment(LONG_AGO)}, no end date",
+    }
