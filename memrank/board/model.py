@@ -305,9 +305,9 @@ class RootVersion(BaseModel):
     dated: UTCDateTime
     """The newest key date the chain signs up to this version: the ``valid_from`` of a key it
     adds or the ``valid_until`` of a key it retires. A root carries no date of issue."""
-    own_date: bool
-    """Whether ``dated`` is a key date this version signs itself; False when it is an earlier
-    version's (this version adds or retires no key, or only earlier-dated ones)."""
+    dated_by: int
+    """The version that signs the key date ``dated``: this one, or an earlier one when this
+    version adds or retires no key (or only earlier-dated ones)."""
     expires: UTCDateTime
     edits: tuple[tuple[Words, ...], ...]
     """One line per change from the version before (for the first version walked: everything

@@ -29,16 +29,18 @@ def root_history(chain: Sequence[Root]) -> tuple[RootVersion, ...]:
     versions: list[RootVersion] = []
     before: Root | None = None
     dated: datetime | None = None
+    dated_by = 0
     for root in chain:
         own = max(_stamps(before, root), default=None)
         # Never earlier than the version before, so the feed's order by date keeps the versions'.
-        dated = own if dated is None or (own is not None and own > dated) else dated
+        if own is not None and (dated is None or own > dated):
+            dated, dated_by = own, root.version
         assert dated is not None  # the first version walked lists a key for each role
         versions.append(
             RootVersion(
                 version=root.version,
                 dated=dated,
-                own_date=own == dated,
+                dated_by=dated_by,
                 expires=root.expires,
                 edits=_edits(before, root),
             )

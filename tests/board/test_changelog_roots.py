@@ -196,10 +196,10 @@ def test_each_version_says_what_it_changed(chain: Chain, made: Built) -> None:
 
 def test_versions_are_dated_by_the_key_dates_they_sign_never_going_back(made: Built) -> None:
     third, second, first = made[0].roots
-    assert (first.dated, first.own_date) == (LONG_AGO, True)
-    assert (second.dated, second.own_date) == (RETIRES, True)  # the retirement, not ROTATED
+    assert (first.dated, first.dated_by) == (LONG_AGO, 1)
+    assert (second.dated, second.dated_by) == (RETIRES, 2)  # the retirement, not ROTATED
     # Version 3's own key date (JOINS) is earlier than version 2's: it keeps version 2's.
-    assert (third.dated, third.own_date) == (RETIRES, False)
+    assert (third.dated, third.dated_by) == (RETIRES, 2)
 
 
 def test_the_changes_page_lists_every_version_newest_first(made: Built) -> None:
@@ -215,7 +215,8 @@ def test_the_changes_page_lists_every_version_newest_first(made: Built) -> None:
         assert f"<strong>Version {version.version}</strong>" in item
         assert f'datetime="{version.dated:%Y-%m-%dT%H:%M:%SZ}"' in item
         assert item.count("<li>") == len(version.edits)
-        assert ("an earlier version" in item) is not version.own_date
+        carried = f"(from version {version.dated_by})"
+        assert (carried in item) is (version.dated_by != version.version)
     # The hostile track name is shown, made visible, escaped and isolated; never obeyed.
     assert "track <bdi>evil⟨U+202E⟩&lt;b&gt;track&lt;/b&gt;</bdi> added" in section
     assert "\u202e" not in page and "<b>track" not in page
@@ -362,7 +363,7 @@ def test_every_kind_of_change_is_said() -> None:
     assert [v.version for v in history] == [5, 4, 3, 2, 1]
     fifth, fourth, third, second, _ = history
     assert said(second) == {"nothing changed but the version number"}
-    assert (second.dated, second.own_date) == (ROTATED, False)
+    assert (second.dated, second.dated_by) == (ROTATED, 1)
     release, root, loose_short = short(release_key), short(root_key), short(loose)
     assert said(third) == {
         f"key {release} joins the root role",
@@ -374,7 +375,7 @@ def test_every_kind_of_change_is_said() -> None:
         f"track t: dataset bundle of x question counts changed: {'33' * 8}… (3 questions)",
         "track t: dataset bundle of y unpinned",
     }
-    assert (third.dated, third.own_date) == (JOINS, True)
+    assert (third.dated, third.dated_by) == (JOINS, 3)
     assert said(fourth) == {
         f"root and release key {release} revoked: nothing it signed counts, whatever its dates"
     }
