@@ -57,9 +57,15 @@ class TrustRoot:
 
     root: Root
     path: Path
-    versions: tuple[int, ...]
-    """The versions walked, oldest first."""
+    chain: tuple[Root, ...]
+    """Every version walked and verified, oldest first (version 1, or the anchor), ending with
+    ``root``: what a history of the trust root may be read from."""
     public_keys: dict[str, Ed25519PublicKey] = field(repr=False)
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        """The versions walked, oldest first."""
+        return tuple(root.version for root in self.chain)
 
 
 def sign_root(root: Root, keys: Sequence[Ed25519PrivateKey]) -> bytes:
@@ -141,7 +147,7 @@ def _walk(
                 f"every earlier version as {HISTORY}/<version>.json beside root.json"
             )
     _require_threshold(trusted, trusted.root, "its own")
-    walked = [trusted.root.version]
+    walked = [trusted.root]
     for candidate in versions:
         version, current = candidate.root.version, trusted.root.version
         if version == current:
@@ -165,7 +171,7 @@ def _walk(
         _require_threshold(candidate, trusted.root, f"version {current}'s")
         _require_threshold(candidate, candidate.root, "its own")
         trusted = candidate
-        walked.append(version)
+        walked.append(candidate.root)
     if trusted.root.expires <= now:
         raise RootExpired(
             f"{newest}: root version {trusted.root.version} expired at "
@@ -175,7 +181,7 @@ def _walk(
     return TrustRoot(
         root=trusted.root,
         path=newest,
-        versions=tuple(walked),
+        chain=tuple(walked),
         public_keys={k: public_key_from_hex(v.public) for k, v in trusted.root.keys.items()},
     )
 

@@ -23,6 +23,7 @@ from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.pages import run_link, run_page, version_shown
+from memrank.board.roots import root_history
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
 from memrank.provenance import Evidence
@@ -38,6 +39,7 @@ def build_board(
     updated: datetime | None,
     identities: Mapping[str, Identity] | None = None,
     memo: Memo = NO_MEMO,
+    roots: Sequence[Root] = (),
 ) -> Board:
     """The Board for ``runs`` (already verified) as ``config`` lays it out; ``memo`` may hold
     each column's all-pairs matrices from an earlier build."""
@@ -86,6 +88,7 @@ def build_board(
         ),
         docs=docs,
         trust=trust,
+        roots=root_history(roots),
     )
 
 

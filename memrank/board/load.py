@@ -28,6 +28,8 @@ class Loaded:
 
     config: BoardConfig
     trust: Root
+    roots: tuple[Root, ...]
+    """Every trust-root version the chain walk verified, oldest first, ending with ``trust``."""
     verification: Verification
     identities: dict[str, Identity]
     """artifacts/systems.toml: who each system is, by signed name."""
@@ -48,6 +50,7 @@ def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
     return Loaded(
         config=config,
         trust=trust.root,
+        roots=trust.chain,
         verification=verification,
         identities=load_identities(artifacts / SYSTEMS_TOML),
     )

@@ -66,6 +66,7 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
             source_date(),
             loaded.identities,
             memo,
+            roots=loaded.roots,
         )
         tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
     memo.prune()

@@ -198,3 +198,13 @@ def _payload(envelope: bytes) -> bytes:
     import orjson
 
     return base64.b64decode(orjson.loads(envelope)["payload"])
+
+
+def test_the_chain_holds_every_version_walked_from_the_anchor(store: Store, tmp_path: Path) -> None:
+    versions = _three_versions(store)
+    trust = load_trust(store.directory / "root.json")
+    assert [root.version for root in trust.chain] == [1, 2, 3] and trust.chain[-1] == trust.root
+    assert trust.chain[0].expires == NOW + timedelta(days=365)
+    anchor = tmp_path / "trusted-root.json"
+    anchor.write_bytes(versions[1])  # versions before the anchor are not walked, so not listed
+    assert load_trust(store.directory / "root.json", anchor=anchor).versions == (2, 3)
