@@ -9,36 +9,17 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page
 
-import memrank
-from memrank import Clearing, Evaluation
 from memrank.board.site import write
 from tests.board.conftest import (
-    BOARD_TOML,
+    LABELLED_TOML,
     Signed,
     browse,
     built,
-    notes,
+    categorised,
     serve,
     sign_artifacts,
     wheel_run,
 )
-
-LABELS = 'categories = { "1" = "single fact", "2" = "colour words" }\n'
-
-
-def categorised() -> Evaluation:
-    """notes with each task in category 1, 2 or 3."""
-    base = notes()
-    tasks = tuple(
-        task.model_copy(update={"category": str(1 + i % 3)}) for i, task in enumerate(base.tasks)
-    )
-    return Evaluation(
-        name=base.name,
-        version=base.version,
-        tasks=tasks,
-        measures=(memrank.WordMatch(),),
-        clearing=Clearing.PER_GROUP,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +29,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         Signed(wheel_run(name, evaluation))
         for name in ("word-overlap", "no-context", "full-context", "random")
     ]
-    toml = BOARD_TOML.replace(
-        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n',
-        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n' + LABELS,
-    )
     folder = tmp_path_factory.mktemp("reading")
-    _, tree = built(sign_artifacts(folder / "artifacts", runs, toml))
+    _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
     write(tree, folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"

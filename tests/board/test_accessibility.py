@@ -1,0 +1,212 @@
+"""Every kind of board page checked by axe-core in headless Chromium, at desktop and phone widths
+in light and dark, and the keyboard's focus seen on every control of the pages with most of them.
+
+axe-core comes from a test dependency that ships its axe.min.js (axe-playwright-python), so
+nothing is fetched while the tests run and no third-party script lives in this repository."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+import memrank
+from memrank.board.site import write
+from tests.board.conftest import (
+    LABELLED_TOML,
+    Signed,
+    built,
+    categorised,
+    serve,
+    sign_artifacts,
+    wheel_run,
+)
+
+AXE = (resources.files("axe_playwright_python") / "axe.min.js").read_text(encoding="utf-8")
+RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+"""WCAG 2.0 and 2.1 at levels A and AA, and axe's best practices."""
+
+WIDTHS = {"desktop": 1280, "phone": 390}
+SCHEMES = ("light", "dark")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A board with both kinds of column: demo with three systems, notes with four in labelled
+    categories (tie cues, a notice-free forest plot and matrix), and an empty track."""
+    runs = [
+        Signed(wheel_run(name, memrank.evaluation("demo")))
+        for name in ("word-overlap", "no-context")
+    ]
+    runs.append(
+        Signed(
+            wheel_run("full-context", memrank.evaluation("demo"), transport="http"), "commercial"
+        )
+    )
+    runs += [
+        Signed(wheel_run(name, categorised()))
+        for name in ("word-overlap", "no-context", "full-context", "random")
+    ]
+    folder = tmp_path_factory.mktemp("accessible")
+    _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
+    write(tree, folder / "served" / "board")
+    with serve(folder / "served") as base:
+        yield base + "board/"
+
+
+def violations(page: Page) -> list[dict[str, Any]]:
+    """axe's violations on the page as it stands now."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(AXE)  # DevTools evaluation: the page's CSP does not apply
+    result: dict[str, Any] = page.evaluate(
+        "rules => axe.run(document, {runOnly: {type: 'tag', values: rules}, resultTypes: ['violations']})",
+        RULES,
+    )
+    return list(result["violations"])
+
+
+def described(where: str, found: list[dict[str, Any]]) -> list[str]:
+    """One line per violation and one per offending node, for a developer to fix it from."""
+    lines = []
+    for violation in found:
+        lines.append(f"{where}: {violation['id']} ({violation['impact']}): {violation['help']}")
+        for node in violation["nodes"]:
+            summary = (node.get("failureSummary") or "").replace("\n", " ")
+            lines.append(f"    {' '.join(map(str, node['target']))}: {summary[:300]}")
+    return lines
+
+
+PAGES = [
+    "index.html",
+    "textual/index.html",
+    "coding/index.html",
+    "textual/notes/index.html",
+    "textual/demo/index.html",
+    "changes/index.html",
+    "docs/board/index.html",
+    "docs/cli/index.html",
+    "404.html",
+]
+
+
+def checked_in_every_state(page: Page, site: str) -> Iterator[str]:
+    """Visit every kind of page, yielding once per state to check: the run page is reached by
+    clicking a cell, the track page is seen again with every cell's details open, and the
+    evaluation page's picker once loaded and again with a pair picked."""
+    for path in PAGES:
+        page.goto(site + path)
+        page.wait_for_load_state("load")
+        if path == "textual/notes/index.html":
+            reading = page.locator("#compare-reading")
+            reading.filter(has_text=re.compile(r"\S")).wait_for()
+            yield f"{path} (picker loaded)"
+            page.get_by_label("First system").select_option(label="FullContextAdapter")
+            page.get_by_label("Second system").select_option(label="NoContextAdapter")
+            reading.filter(has_text="FullContextAdapter:").wait_for()
+            yield f"{path} (pair picked)"
+            continue
+        yield path
+        if path == "textual/index.html":
+            page.locator("#board td.score details").evaluate_all(
+                "all => all.forEach(d => { d.open = true; })"
+            )
+            yield f"{path} (cell details open)"
+            page.locator("#board td.score a").first.click()
+            page.wait_for_load_state("load")
+            assert "/runs/" in page.url
+            yield "a run page"
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_axe_finds_no_violation(chromium: Browser, site: str, width: str, scheme: str) -> None:
+    context = chromium.new_context(
+        viewport={"width": WIDTHS[width], "height": 900},
+        color_scheme=scheme,  # type: ignore[arg-type]
+    )
+    problems: list[str] = []
+    states = []
+    try:
+        page = context.new_page()
+        for state in checked_in_every_state(page, site):
+            states.append(state)
+            problems += described(state, violations(page))
+    finally:
+        context.close()
+    assert len(states) == len(PAGES) + 3
+    assert not problems, f"axe at {width} width, {scheme} scheme:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_axe_reports_what_is_planted_in_a_page(chromium: Browser, site: str, scheme: str) -> None:
+    # The check above can fail: an unnamed image and button, and text the scheme's background
+    # swallows, are each reported on a real board page.
+    context = chromium.new_context(color_scheme=scheme)  # type: ignore[arg-type]
+    try:
+        page = context.new_page()
+        page.goto(site + "textual/index.html")
+        page.evaluate(
+            """faint => { const main = document.getElementById('main');
+            main.append(document.createElement('img'), document.createElement('button'));
+            const text = document.createElement('p');
+            text.textContent = 'Barely there';
+            text.style.color = faint;
+            main.append(text); }""",
+            "#c8c8c8" if scheme == "light" else "#303030",
+        )
+        found = {violation["id"] for violation in violations(page)}
+    finally:
+        context.close()
+    assert {"image-alt", "button-name", "color-contrast"} <= found, found
+
+
+FOCUSED = """() => { const e = document.activeElement; const parts = [];
+    for (let n = e; n && n !== document.body; n = n.parentElement) {
+        parts.unshift(n.tagName + ':' + Array.prototype.indexOf.call(n.parentElement.children, n)); }
+    const style = getComputedStyle(e);
+    const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+    return [parts.join('/'), outline || style.boxShadow !== 'none']; }"""
+"""The focused element named by its path of tags, and whether it shows a focus ring."""
+
+CONTROLS = """all => all.filter(e => e.offsetParent !== null || e.tagName === 'SUMMARY').map(e => {
+    const parts = []; for (let n = e; n && n !== document.body; n = n.parentElement) {
+        parts.unshift(n.tagName + ':' + Array.prototype.indexOf.call(n.parentElement.children, n)); }
+    return parts.join('/'); })"""
+"""Every control a reader can see (or a details' summary), named as FOCUSED names them."""
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("path", ["textual/index.html", "textual/notes/index.html"])
+def test_tab_shows_where_the_focus_is_on_every_control(
+    chromium: Browser, site: str, path: str, scheme: str
+) -> None:
+    context = chromium.new_context(color_scheme=scheme)  # type: ignore[arg-type]
+    try:
+        page = context.new_page()
+        page.goto(site + path)
+        page.wait_for_load_state("load")
+        if path.endswith("notes/index.html"):  # the picker shows once its data has loaded
+            page.locator("#compare-reading").filter(has_text=re.compile(r"\S")).wait_for()
+        controls = set(
+            page.eval_on_selector_all(
+                "a[href], button, select, input, summary, [tabindex]:not([tabindex='-1'])",
+                CONTROLS,
+            )
+        )
+        unringed: set[str] = set()
+        reached: set[str] = set()
+        for _ in range(len(controls) + 5):
+            page.keyboard.press("Tab")
+            focused, ringed = page.evaluate(FOCUSED)
+            reached.add(focused)
+            if not ringed and focused:
+                unringed.add(focused)
+    finally:
+        context.close()
+    assert len(controls) > 10
+    assert controls <= reached, sorted(controls - reached)
+    assert not unringed, sorted(unringed)
