@@ -1,5 +1,6 @@
 """Reading the board in headless Chromium: intervals and tie cues, the category view, the
-compare-two picker, the plots, the keyboard, and the table with JavaScript off."""
+compare-two picker, the plots, and the table with JavaScript off. The keyboard's reach and
+focus rings are checked with axe in test_accessibility.py."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
 from memrank.board.site import write
 from tests.board.conftest import (
@@ -102,36 +103,6 @@ def test_the_plots_are_drawn(chromium: Browser, site: str) -> None:
             for name in ("forest", "matrix"):
                 image = page.locator(f"img[src$='{name}.svg']")
                 assert image.evaluate("i => i.naturalWidth") > 100, (scheme, name)
-    assert watched.problems == []
-
-
-def reached_by_tab(page: Page) -> tuple[set[str], set[str]]:
-    """Every control on the page, and those Tab reached, each named by a path of tags."""
-    name = """e => { const parts = []; for (let n = e; n && n !== document.body; n = n.parentElement) {
-        parts.unshift(n.tagName + ':' + Array.prototype.indexOf.call(n.parentElement.children, n)); }
-        return parts.join('/'); }"""
-    controls = set(
-        page.eval_on_selector_all(
-            "a[href], button, select, input, summary, [tabindex='0']",
-            f"all => all.filter(e => e.offsetParent !== null || e.tagName === 'SUMMARY').map({name})",
-        )
-    )
-    reached: set[str] = set()
-    for _ in range(len(controls) + 20):
-        page.keyboard.press("Tab")
-        reached.add(page.evaluate(f"({name})(document.activeElement)"))
-    return controls, reached
-
-
-@pytest.mark.parametrize("path", ["textual/index.html", "textual/notes/index.html"])
-def test_the_keyboard_reaches_every_control(chromium: Browser, site: str, path: str) -> None:
-    with browse(chromium) as watched:
-        page = watched.page
-        page.goto(site + path)
-        page.wait_for_load_state("load")
-        controls, reached = reached_by_tab(page)
-        assert len(controls) > 10
-        assert controls <= reached, sorted(controls - reached)
     assert watched.problems == []
 
 
