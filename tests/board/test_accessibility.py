@@ -37,7 +37,7 @@ SCHEMES = ("light", "dark")
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A board with both kinds of column: demo with three systems, notes with four in labelled
-    categories (tie cues, a notice-free forest plot and matrix), and an empty track."""
+    categories (tie cues, the forest plot and matrix), and an empty track."""
     runs = [
         Signed(wheel_run(name, memrank.evaluation("demo")))
         for name in ("word-overlap", "no-context")
@@ -135,6 +135,9 @@ def test_axe_finds_no_violation(chromium: Browser, site: str, width: str, scheme
         page = context.new_page()
         for state in checked_in_every_state(page, site):
             states.append(state)
+            # The board's stylesheet applied: axe judges the board's colours, not the defaults.
+            background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+            assert background != "rgba(0, 0, 0, 0)", f"{state}: board.css did not apply"
             problems += described(state, violations(page))
     finally:
         context.close()
