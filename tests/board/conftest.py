@@ -131,6 +131,11 @@ def wheel_run(system: str, evaluation: Evaluation, *, transport: str | None = No
     return result
 
 
+def named(result: Result, name: str) -> Result:
+    """The run under another system name."""
+    return result.model_copy(update={"system": result.system.model_copy(update={"name": name})})
+
+
 @functools.cache
 def standard_runs() -> tuple[Signed, ...]:
     """Three systems on demo and notes; full-context as a commercial endpoint."""

@@ -21,6 +21,7 @@ from tests.board.conftest import (
     Signed,
     built,
     categorised,
+    named,
     serve,
     sign_artifacts,
     wheel_run,
@@ -30,14 +31,17 @@ AXE = (resources.files("axe_playwright_python") / "axe.min.js").read_text(encodi
 RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 """WCAG 2.0 and 2.1 at levels A and AA, and axe's best practices."""
 
+LONG_NAME = "Hybrid retrieval with MiniLM embeddings, BM25 and reciprocal rank fusion (k=60)"
+"""Nearly as long as attestation allows a name to be (79 of 80 characters)."""
 WIDTHS = {"desktop": 1280, "phone": 390}
 SCHEMES = ("light", "dark")
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A board with both kinds of column: demo with three systems, notes with four in labelled
-    categories (tie cues, the forest plot and matrix), and an empty track."""
+    """A board with both kinds of column: demo with three systems, notes with five in labelled
+    categories (tie cues, the forest plot and matrix, a name as long as attestation allows),
+    and an empty track."""
     runs = [
         Signed(wheel_run(name, memrank.evaluation("demo")))
         for name in ("word-overlap", "no-context")
@@ -51,6 +55,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         Signed(wheel_run(name, categorised()))
         for name in ("word-overlap", "no-context", "full-context", "random")
     ]
+    runs.append(Signed(named(runs[-1].result, LONG_NAME)))
     folder = tmp_path_factory.mktemp("accessible")
     _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
     write(tree, folder / "served" / "board")
@@ -221,3 +226,21 @@ def test_tab_shows_where_the_focus_is_on_every_control(
     assert len(controls) > 10
     assert controls <= reached, sorted(controls - reached)
     assert not unringed, sorted(unringed)
+
+
+@pytest.mark.parametrize("plot", ["forest", "matrix"])
+def test_every_word_of_a_plot_is_inside_it(chromium: Browser, site: str, plot: str) -> None:
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        page.goto(site + f"textual/notes/{plot}.svg")
+        width, outside = page.evaluate(
+            """() => { const svg = document.documentElement;
+            const width = svg.viewBox.baseVal.width;
+            return [width, [...svg.querySelectorAll('text')].filter(t => {
+                const box = t.getBBox(); return box.x < 0 || box.x + box.width > width;
+            }).map(t => t.textContent)]; }"""
+        )
+    finally:
+        context.close()
+    assert width > 0 and outside == [], outside
