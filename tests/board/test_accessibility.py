@@ -144,6 +144,10 @@ def test_axe_finds_no_violation(chromium: Browser, site: str, width: str, scheme
             background = page.evaluate("getComputedStyle(document.body).backgroundColor")
             assert background != "rgba(0, 0, 0, 0)", f"{state}: board.css did not apply"
             problems += described(state, violations(page))
+            # Reflow (WCAG 1.4.10), which axe does not check: only tables, plots and code
+            # scroll sideways, inside their own boxes; the page itself never does.
+            if page.evaluate("document.documentElement.scrollWidth > window.innerWidth"):
+                problems.append(f"{state}: the page scrolls sideways")
     finally:
         context.close()
     assert len(states) == len(PAGES) + 3
