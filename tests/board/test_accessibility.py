@@ -74,6 +74,12 @@ def violations(page: Page) -> list[dict[str, Any]]:
     return list(result["violations"])
 
 
+def scrolls_sideways(page: Page) -> bool:
+    """Whether the page itself scrolls sideways: reflow (WCAG 1.4.10), which axe does not check.
+    Tables, plots and code may, inside their own boxes."""
+    return bool(page.evaluate("document.documentElement.scrollWidth > window.innerWidth"))
+
+
 def described(where: str, found: list[dict[str, Any]]) -> list[str]:
     """One line per violation and one per offending node, for a developer to fix it from."""
     lines = []
@@ -144,9 +150,7 @@ def test_axe_finds_no_violation(chromium: Browser, site: str, width: str, scheme
             background = page.evaluate("getComputedStyle(document.body).backgroundColor")
             assert background != "rgba(0, 0, 0, 0)", f"{state}: board.css did not apply"
             problems += described(state, violations(page))
-            # Reflow (WCAG 1.4.10), which axe does not check: only tables, plots and code
-            # scroll sideways, inside their own boxes; the page itself never does.
-            if page.evaluate("document.documentElement.scrollWidth > window.innerWidth"):
+            if scrolls_sideways(page):
                 problems.append(f"{state}: the page scrolls sideways")
     finally:
         context.close()
@@ -155,22 +159,26 @@ def test_axe_finds_no_violation(chromium: Browser, site: str, width: str, scheme
 
 
 def test_axe_reports_what_is_planted_in_a_page(chromium: Browser, site: str) -> None:
-    # The check above can fail: an unnamed image and button, and text the dark scheme's
-    # background swallows, are each reported on a real board page.
-    context = chromium.new_context(color_scheme="dark")
+    # The check above can fail: an unnamed image and button, text the dark scheme's background
+    # swallows, and a word too long to wrap are each reported on a real board page.
+    context = chromium.new_context(color_scheme="dark", viewport={"width": 390, "height": 900})
     try:
         page = context.new_page()
         page.goto(site + "textual/index.html")
+        assert not scrolls_sideways(page)
         page.evaluate(
             """faint => { const main = document.getElementById('main');
             main.append(document.createElement('img'), document.createElement('button'));
             const text = document.createElement('p');
             text.textContent = 'Barely there';
             text.style.color = faint;
-            main.append(text); }""",
+            const wide = document.createElement('p');
+            wide.textContent = 'W'.repeat(200);
+            main.append(text, wide); }""",
             "#303030",
         )
         found = {violation["id"] for violation in violations(page)}
+        assert scrolls_sideways(page)
     finally:
         context.close()
     assert {"image-alt", "button-name", "color-contrast"} <= found, found
