@@ -1,5 +1,7 @@
 """Every kind of board page checked by axe-core in headless Chromium, at desktop and phone widths
-in light and dark, and the keyboard's focus seen on every control of the pages with most of them.
+in light and dark; what axe does not check: no page scrolling sideways, the keyboard's focus
+seen on every control (a ring, never entirely under a sticky header), every word of a plot
+inside it.
 
 axe-core comes from a test dependency that ships its axe.min.js (axe-playwright-python), so
 nothing is fetched while the tests run and no third-party script lives in this repository."""
@@ -40,8 +42,8 @@ SCHEMES = ("light", "dark")
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A board with both kinds of column: demo with three systems, notes with five in labelled
-    categories (tie cues, the forest plot and matrix, a name as long as attestation allows),
-    and an empty track."""
+    categories (tie cues, the forest plot and matrix, a name nearly as long as attestation
+    allows), and an empty track."""
     runs = [
         Signed(wheel_run(name, memrank.evaluation("demo")))
         for name in ("word-overlap", "no-context")
