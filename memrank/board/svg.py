@@ -20,20 +20,38 @@ __all__ = ["forest", "matrix"]
 _STYLE = """<style>
 .fg { fill: #1b1f24; } .muted { fill: #57606a; } .grid { stroke: #d0d7de; }
 .line { stroke: #0550ae; stroke-width: 2; } .dot { fill: #0550ae; }
-.better { fill: #1a7f37; } .worse { fill: #cf222e; } .tie { fill: #d0d7de; } .self { fill: #ffffff; }
+.better { fill: #1a7f37; } .worse { fill: url(#hatched); } .tie { fill: #d0d7de; } .self { fill: #ffffff; }
+.worse-ground { fill: #cf222e; } .hatch { stroke: #ffffff; stroke-width: 1.5; }
 text { font: 12px system-ui, sans-serif; }
 @media (prefers-color-scheme: dark) {
   .fg { fill: #e6edf3; } .muted { fill: #9198a1; } .grid { stroke: #30363d; }
   .line { stroke: #79c0ff; } .dot { fill: #79c0ff; }
-  .better { fill: #3fb950; } .worse { fill: #f85149; } .tie { fill: #30363d; } .self { fill: #0d1117; }
+  .better { fill: #3fb950; } .tie { fill: #30363d; } .self { fill: #0d1117; }
+  .worse-ground { fill: #f85149; } .hatch { stroke: #0d1117; }
 }
 </style>"""
+_HATCHED = (
+    '<defs><pattern id="hatched" width="4" height="4" patternUnits="userSpaceOnUse" '
+    'patternTransform="rotate(45)"><rect class="worse-ground" width="4" height="4"/>'
+    '<line class="hatch" x1="0" y1="0" x2="0" y2="4"/></pattern></defs>'
+)
+"""The matrix's "worse" fill: red with stripes, because red and green alone have about the same
+lightness and read alike to a reader who does not tell them apart (WCAG 1.4.1, use of colour)."""
 _LABEL = 44
 """Characters of a name a plot shows."""
+_CHAR = 7.0
+"""A generous mean advance of a 12 px system-ui character: the margin a label needs, so that no
+label is cut off at the plot's left edge."""
 
 
 def _name(text: str) -> str:
-    return escape(plain(short(text, _LABEL)))
+    """A name as a plot shows it: cut, made visible and isolated; not yet escaped."""
+    return plain(short(text, _LABEL))
+
+
+def _width(label: str) -> float:
+    """Room for ``label`` (its isolating marks take none), with a margin either side."""
+    return 16 + _CHAR * len(label.replace("\u2068", "").replace("\u2069", ""))
 
 
 def _open(width: float, height: float, title: str, description: str) -> list[str]:
@@ -48,7 +66,12 @@ def _open(width: float, height: float, title: str, description: str) -> list[str
 
 def forest(page: EvaluationPage) -> bytes:
     """Each ranked system's mean as a dot on its 95% interval, best first."""
-    row, left, plot, top = 18, 300, 400, 28
+    labels = [
+        f"{cell.rank.label if cell.rank else ''} {_name(link.display)}"
+        for link, cell in zip(page.rows, page.cells, strict=True)
+    ]
+    row, plot, top = 18, 400, 28
+    left = max([120.0, *map(_width, labels)])
     width, height = left + plot + 20, top + row * len(page.rows) + 30
     lows = [c.interval.low if c.interval else c.value.value or 0.0 for c in page.cells]
     highs = [c.interval.high if c.interval else c.value.value or 0.0 for c in page.cells]
@@ -79,12 +102,11 @@ def forest(page: EvaluationPage) -> bytes:
             f'<text class="muted" x="{x(value):.1f}" y="{height - 10}" text-anchor="middle">'
             f"{value:.3f}</text>"
         )
-    for i, (link, cell) in enumerate(zip(page.rows, page.cells, strict=True)):
+    for i, (label, cell) in enumerate(zip(labels, page.cells, strict=True)):
         y = top + row * i + row / 2
-        rank = cell.rank.label if cell.rank else ""
         lines.append(
-            f'<text class="fg" x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">'
-            f"{escape(rank)} {_name(link.display)}</text>"
+            f'<text class="fg" x="{left - 8:.1f}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{escape(label)}</text>"
         )
         if cell.interval:
             lines.append(
@@ -98,14 +120,16 @@ def forest(page: EvaluationPage) -> bytes:
 
 
 def matrix(page: EvaluationPage) -> bytes:
-    """Row against column: green where the row is significantly better, red where worse,
-    grey where the paired test cannot tell them apart."""
+    """Row against column: green where the row is significantly better, striped red where
+    worse, grey where the paired test cannot tell them apart."""
     n = len(page.rows)
     cell = max(3.0, min(16.0, 640.0 / max(n, 1)))
     labelled = cell >= 10
-    left = 300 if labelled else 40
+    labels = [f"{i + 1}. {_name(link.display)}" for i, link in enumerate(page.rows)]
+    left = max([40.0, *map(_width, labels)]) if labelled else 40.0
     top = 20
-    width, height = left + cell * n + 20, top + cell * n + 40
+    caption = f"Rows and columns: systems 1 to {n} in rank order, as listed on the page."
+    width, height = max(left + cell * n + 20, _width(caption)), top + cell * n + 40
     higher = page.column.direction is Direction.HIGHER
     paths: dict[str, list[str]] = {"better": [], "worse": [], "tie": [], "self": []}
     for i in range(n):
@@ -124,22 +148,20 @@ def matrix(page: EvaluationPage) -> bytes:
         height,
         f"{column.title}: which systems the paired test separates",
         f"Rows and columns are the {n} systems, best first. Green: the row's system is "
-        f"significantly better than the column's (p < {LEVEL}); red: significantly worse; "
-        "grey: not separated.",
+        f"significantly better than the column's (p < {LEVEL}); striped red: significantly "
+        "worse; grey: not separated.",
     )
+    lines.append(_HATCHED)
     for kind, parts in paths.items():
         if parts:
             lines.append(f'<path class="{kind}" d="{"".join(parts)}"/>')
     if labelled:
-        for i, link in enumerate(page.rows):
+        for i, label in enumerate(labels):
             lines.append(
-                f'<text class="fg" x="{left - 6}" y="{top + i * cell + cell * 0.75:.1f}" '
-                f'text-anchor="end">{i + 1}. {_name(link.display)}</text>'
+                f'<text class="fg" x="{left - 6:.1f}" y="{top + i * cell + cell * 0.75:.1f}" '
+                f'text-anchor="end">{escape(label)}</text>'
             )
-    lines.append(
-        f'<text class="muted" x="{left}" y="{height - 12}">Rows and columns: systems 1 to {n} '
-        "in rank order, as listed on the page.</text>"
-    )
+    lines.append(f'<text class="muted" x="8" y="{height - 12:.0f}">{caption}</text>')
     lines.append("</svg>")
     return ("\n".join(lines) + "\n").encode("utf-8")
 

@@ -90,6 +90,29 @@ def notes() -> Evaluation:
     )
 
 
+LABELLED_TOML = BOARD_TOML.replace(
+    'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n',
+    'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n'
+    'categories = { "1" = "single fact", "2" = "colour words" }\n',
+)
+"""The board with labels for two of the notes column's categories (see ``categorised``)."""
+
+
+def categorised() -> Evaluation:
+    """notes with each task in category 1, 2 or 3."""
+    base = notes()
+    tasks = tuple(
+        task.model_copy(update={"category": str(1 + i % 3)}) for i, task in enumerate(base.tasks)
+    )
+    return Evaluation(
+        name=base.name,
+        version=base.version,
+        tasks=tasks,
+        measures=(memrank.WordMatch(),),
+        clearing=Clearing.PER_GROUP,
+    )
+
+
 @dataclass(frozen=True)
 class Signed:
     """A result to sign, and how."""
@@ -106,6 +129,11 @@ def wheel_run(system: str, evaluation: Evaluation, *, transport: str | None = No
             update={"system": result.system.model_copy(update={"transport": transport})}
         )
     return result
+
+
+def named(result: Result, name: str) -> Result:
+    """The run under another system name."""
+    return result.model_copy(update={"system": result.system.model_copy(update={"name": name})})
 
 
 @functools.cache

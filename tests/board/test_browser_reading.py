@@ -1,5 +1,6 @@
 """Reading the board in headless Chromium: intervals and tie cues, the category view, the
-compare-two picker, the plots, the keyboard, and the table with JavaScript off."""
+compare-two picker, the plots, and the table with JavaScript off. The keyboard's reach and
+focus rings are checked with axe in test_accessibility.py."""
 
 from __future__ import annotations
 
@@ -7,38 +8,19 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
-import memrank
-from memrank import Clearing, Evaluation
 from memrank.board.site import write
 from tests.board.conftest import (
-    BOARD_TOML,
+    LABELLED_TOML,
     Signed,
     browse,
     built,
-    notes,
+    categorised,
     serve,
     sign_artifacts,
     wheel_run,
 )
-
-LABELS = 'categories = { "1" = "single fact", "2" = "colour words" }\n'
-
-
-def categorised() -> Evaluation:
-    """notes with each task in category 1, 2 or 3."""
-    base = notes()
-    tasks = tuple(
-        task.model_copy(update={"category": str(1 + i % 3)}) for i, task in enumerate(base.tasks)
-    )
-    return Evaluation(
-        name=base.name,
-        version=base.version,
-        tasks=tasks,
-        measures=(memrank.WordMatch(),),
-        clearing=Clearing.PER_GROUP,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +30,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         Signed(wheel_run(name, evaluation))
         for name in ("word-overlap", "no-context", "full-context", "random")
     ]
-    toml = BOARD_TOML.replace(
-        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n',
-        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n' + LABELS,
-    )
     folder = tmp_path_factory.mktemp("reading")
-    _, tree = built(sign_artifacts(folder / "artifacts", runs, toml))
+    _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
     write(tree, folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
@@ -125,36 +103,6 @@ def test_the_plots_are_drawn(chromium: Browser, site: str) -> None:
             for name in ("forest", "matrix"):
                 image = page.locator(f"img[src$='{name}.svg']")
                 assert image.evaluate("i => i.naturalWidth") > 100, (scheme, name)
-    assert watched.problems == []
-
-
-def reached_by_tab(page: Page) -> tuple[set[str], set[str]]:
-    """Every control on the page, and those Tab reached, each named by a path of tags."""
-    name = """e => { const parts = []; for (let n = e; n && n !== document.body; n = n.parentElement) {
-        parts.unshift(n.tagName + ':' + Array.prototype.indexOf.call(n.parentElement.children, n)); }
-        return parts.join('/'); }"""
-    controls = set(
-        page.eval_on_selector_all(
-            "a[href], button, select, input, summary, [tabindex='0']",
-            f"all => all.filter(e => e.offsetParent !== null || e.tagName === 'SUMMARY').map({name})",
-        )
-    )
-    reached: set[str] = set()
-    for _ in range(len(controls) + 20):
-        page.keyboard.press("Tab")
-        reached.add(page.evaluate(f"({name})(document.activeElement)"))
-    return controls, reached
-
-
-@pytest.mark.parametrize("path", ["textual/index.html", "textual/notes/index.html"])
-def test_the_keyboard_reaches_every_control(chromium: Browser, site: str, path: str) -> None:
-    with browse(chromium) as watched:
-        page = watched.page
-        page.goto(site + path)
-        page.wait_for_load_state("load")
-        controls, reached = reached_by_tab(page)
-        assert len(controls) > 10
-        assert controls <= reached, sorted(controls - reached)
     assert watched.problems == []
 
 

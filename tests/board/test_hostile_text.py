@@ -14,12 +14,12 @@ from playwright.sync_api import Browser
 
 from memrank.board.site import write
 from memrank.board.text import isolated, visible
-from memrank.result import Result
 from tests.board.conftest import (
     BOARD_TOML,
     Signed,
     browse,
     built,
+    named,
     notes,
     serve,
     sign_artifacts,
@@ -30,10 +30,6 @@ CR_FORMULA = "Evil\r=1+1"
 OVERRIDE = "\u202eevil"
 ZERO_WIDTH = "WordOverlap\u200bAdapter"
 LONG = "L" * 10_000
-
-
-def named(result: Result, name: str) -> Result:
-    return result.model_copy(update={"system": result.system.model_copy(update={"name": name})})
 
 
 @pytest.fixture(scope="module")
