@@ -38,7 +38,8 @@ def short(text: str, limit: int = ISOLATED_LIMIT) -> str:
     """``text`` cut to ``limit`` characters, saying how many more there are."""
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… ({len(text) - limit:,} more characters)"
+    more = len(text) - limit
+    return f"{text[:limit]}… ({more:,} more character{'' if more == 1 else 's'})"
 
 
 def isolated(text: object) -> Markup:
