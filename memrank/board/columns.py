@@ -11,7 +11,7 @@ run to one column leaves the other columns' keys as they were, so a rebuild read
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
@@ -93,7 +93,10 @@ def column_part(
         column=column,
         placed=tuple(placed),
         cells=tuple(cells),
-        shown=shown_in(reading, cells, identities, track),
+        shown={
+            artifact: replace(shown, source=key)
+            for artifact, shown in shown_in(reading, cells, identities, track).items()
+        },
         notice=reading.notice,
         has_runs=bool(reading.runs),
         reading=reading,

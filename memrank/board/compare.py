@@ -46,6 +46,8 @@ class Shown:
     """Runs significantly better that the page does not list (beyond the nearest)."""
     more_worse: int
     evaluation: str
+    source: str = ""
+    """The digest of the column reading it comes from (``ColumnPart.key``)."""
 
 
 def cell_of(headline: Headline, largest: float, run: str | None, rank: Rank | None) -> Cell:

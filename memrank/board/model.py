@@ -246,6 +246,10 @@ class RunPage(BaseModel):
     more_worse: int = 0
     """Runs significantly worse than this one that ``comparisons`` leaves out."""
     evaluation_path: str | None
+    made_from: str
+    """sha256 of everything the page is made from (the run's artifact id and key ids, the
+    identity, the column reading it is shown in, the results store, what corrects it): two
+    builds that give a run page the same digest give it the same content."""
 
 
 class EvaluationPage(BaseModel):

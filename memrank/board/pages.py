@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
+from memrank.board.memo import key
 from memrank.board.model import Identity, RunLink, RunPage, Undecided
 
 if TYPE_CHECKING:
@@ -53,6 +54,14 @@ def run_page(
         more_better=shown.more_better if shown else 0,
         more_worse=shown.more_worse if shown else 0,
         evaluation_path=shown.evaluation if shown else None,
+        made_from=key(
+            run.artifact_id,
+            *run.keyids,
+            identity.model_dump_json() if identity else "",
+            shown.source if shown else "",
+            results_store or "",
+            superseded_by or "",
+        ),
     )
 
 

@@ -50,9 +50,16 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
         pages[path] = _render(environment, template, path, site, None, {"board": board, **context})
 
     def own(
-        path: str, template: str, context: Mapping[str, BaseModel], root: str | None = None
+        path: str,
+        template: str,
+        context: Mapping[str, BaseModel],
+        root: str | None = None,
+        made_from: str = "",
     ) -> None:
-        shown = "".join(f"{name}={model.model_dump_json()}" for name, model in context.items())
+        # a run page says what it is made from; any other page is known by its whole model
+        shown = made_from or "".join(
+            f"{name}={model.model_dump_json()}" for name, model in context.items()
+        )
         entry = memo.entry("page", theme, template, path, root or "", shown) if theme else ""
         found = memo.get(entry) if theme else None
         if found is None:
@@ -65,7 +72,7 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
     for track in board.tracks:
         whole(track.path, "track.html", track=track)
     for run in board.runs:
-        own(run.path, "run.html", {"run": run})
+        own(run.path, "run.html", {"run": run}, made_from=run.made_from)
     for evaluation in board.evaluations:
         own(evaluation.path, "evaluation.html", {"evaluation": evaluation})
     whole(urls.CHANGELOG, "changes.html")
