@@ -75,10 +75,11 @@ def verify_directory(
     A trust root that cannot be trusted raises (nothing can be verified without one); a
     refused artifact is reported and the rest are still verified. ``deep`` requires every
     result file, fetching those not in ``results/`` from ``store``. ``known_good`` holds the
-    sha256 of scores files that passed every check of their own before (a build's memo): the
-    signature and digest checks still run and their numbers are still parsed from the signed
-    bytes, but the bytes are not checked again for canonical form and layout; each scores file
-    that passes is added.
+    artifact ids whose scores file already passed every check against their statement (a
+    build's memo): their signatures, statement and the scores file's digest are still checked,
+    but the file is not checked again for form and agreement with the statement, and is parsed
+    only when ``VerifiedRun.scores`` is first read; each artifact whose scores file passes is
+    added.
     """
     if trust is None:
         trust = load_trust(directory / ROOT, anchor=anchor, now=now)

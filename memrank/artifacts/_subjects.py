@@ -45,7 +45,10 @@ MAX_RESULT_BYTES = 256 << 20
 class Subjects:
     """What the subject checks read."""
 
-    scores: Scores
+    scores: Scores | None
+    """The parsed scores file; None when it was known good (see ``check_subjects``)."""
+    scores_raw: bytes
+    """The scores file's bytes, whose sha256 the statement signs."""
     scores_path: Path
     result_path: Path | None
     """The result file in the artifacts directory, when it is there."""
@@ -77,10 +80,15 @@ def check_subjects(
     store: ResultsStore | None = None,
     deep: bool = False,
     known_good: set[str] | None = None,
+    artifact_id: str = "",
 ) -> Subjects:
-    """Check the scores file, then the result file when it is present (or ``deep``)."""
+    """Check the scores file, then the result file when it is present (or ``deep``).
+
+    ``known_good`` holds the artifact ids whose scores file already passed every check against
+    their statement: for those the file's bytes are read and hashed, but not parsed (they are
+    parsed when first used). ``artifact_id`` is added to it once its scores file passes."""
     scores_path = artifacts / statement.scores_subject.name
-    scores_raw, scores = _check_scores(statement, scores_path, source, known_good)
+    scores_raw, scores = _check_scores(statement, scores_path, source, known_good, artifact_id)
     result_path = artifacts / statement.result_subject.name
     digest = statement.result_subject.digest.sha256
     if result_path.is_file():
@@ -91,26 +99,32 @@ def check_subjects(
                 "was changed or swapped. Restore it from the attested run"
             )
         _check_result(raw, signed, scores_raw, str(result_path), source)
-        return Subjects(scores, scores_path, result_path, raw, result_checked=True)
+        return Subjects(scores, scores_raw, scores_path, result_path, raw, result_checked=True)
     if not deep:
-        return Subjects(scores, scores_path, None, None, result_checked=False)
+        return Subjects(scores, scores_raw, scores_path, None, None, result_checked=False)
     if store is None:
         raise SubjectMissing(
             f"{source}: the result file {statement.result_subject.name} is not in {artifacts}, "
             "and no results store is named to fetch it from (results_store in board.toml's "
             "[site], or --store)"
         )
+    if scores is None:
+        scores = read_scores(scores_raw, source=str(scores_path), known_good=True)
     try:
         raw = store.fetch(digest, min(scores.result_size, MAX_RESULT_BYTES))
     except ArtifactRefused as exc:
         raise type(exc)(f"{source}: {exc.message}") from None
     _check_result(raw, signed, scores_raw, store.address_of(digest), source)
-    return Subjects(scores, scores_path, None, None, result_checked=True)
+    return Subjects(scores, scores_raw, scores_path, None, None, result_checked=True)
 
 
 def _check_scores(
-    statement: Statement, path: Path, source: str, known_good: set[str] | None
-) -> tuple[bytes, Scores]:
+    statement: Statement,
+    path: Path,
+    source: str,
+    known_good: set[str] | None,
+    artifact_id: str,
+) -> tuple[bytes, Scores | None]:
     result_digest = statement.result_subject.digest.sha256
     if not path.is_file():
         raise ScoresMissing(
@@ -130,14 +144,12 @@ def _check_scores(
             f"{source}: {path} does not hash to the signed sha256; the scores file was "
             "edited. Restore it, or recompute it from the result file (memrank attest)"
         )
+    if known_good is not None and artifact_id in known_good:
+        return raw, None  # these very bytes passed every check below with this statement
     try:
-        scores = read_scores(
-            raw, source=str(path), known_good=known_good is not None and digest in known_good
-        )
+        scores = read_scores(raw, source=str(path))
     except NonCanonicalPayload as exc:
         raise ScoresMalformed(exc.message) from None
-    if known_good is not None:
-        known_good.add(digest)
     predicate = statement.predicate
     if scores.result_sha256 != result_digest or (
         scores.evaluation.name,
@@ -149,6 +161,8 @@ def _check_scores(
             f"{scores.result_sha256[:16]}..., {scores.evaluation.version}, "
             f"{len(scores.task_ids)} tasks) than the statement names; attest the run again"
         )
+    if known_good is not None:
+        known_good.add(artifact_id)
     return raw, scores
 
 

@@ -21,7 +21,7 @@ from memrank.artifacts._canonical import parse_canonical
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, Opened, open_envelope, pae
 from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._root import KeyStatus
-from memrank.artifacts._scores import Scores
+from memrank.artifacts._scores import Scores, read_scores
 from memrank.artifacts._statement import RunPredicate, Statement
 from memrank.artifacts._subjects import MAX_RESULT_BYTES, check_subjects, read_capped
 from memrank.artifacts._trust import TrustRoot
@@ -65,8 +65,10 @@ class VerifiedRun:
     keyids: tuple[str, ...]
     """The release keys whose signatures verified, in the order they appear."""
     statement: Statement = field(repr=False)
-    scores: Scores = field(repr=False)
-    """The scores file, always there and checked: what the board reads."""
+    checked_scores: Scores | None = field(repr=False)
+    """The scores file as verification parsed it; None when it was known good (read ``scores``)."""
+    scores_raw: bytes | None = field(repr=False)
+    """The verified bytes of a known-good scores file, kept until ``scores`` parses them."""
     scores_path: Path
     result_path: Path | None
     """The result file in the artifacts directory; None when it is not there."""
@@ -85,6 +87,15 @@ class VerifiedRun:
     def note(self) -> str:
         """What the verification did not cover, for a report line ('' when nothing)."""
         return "" if self.result_checked else "result file not checked"
+
+    @cached_property
+    def scores(self) -> Scores:
+        """The scores file, always there and checked: what the board reads. A file that was
+        known good (a build's memo) is parsed here, on first use, from its verified bytes."""
+        if self.checked_scores is not None:
+            return self.checked_scores
+        assert self.scores_raw is not None  # verify keeps one or the other
+        return read_scores(self.scores_raw, source=str(self.scores_path), known_good=True)
 
     @cached_property
     def result(self) -> Result:
@@ -127,14 +138,22 @@ def verify(
             f"runs/{artifact_id}.json; do not rename artifacts"
         )
     subjects = check_subjects(
-        statement, data, path.parent.parent, source, store=store, deep=deep, known_good=known_good
+        statement,
+        data,
+        path.parent.parent,
+        source,
+        store=store,
+        deep=deep,
+        known_good=known_good,
+        artifact_id=artifact_id,
     )
     return VerifiedRun(
         artifact_id=artifact_id,
         path=path,
         keyids=keyids,
         statement=statement,
-        scores=subjects.scores,
+        checked_scores=subjects.scores,
+        scores_raw=None if subjects.scores is not None else subjects.scores_raw,
         scores_path=subjects.scores_path,
         result_path=subjects.result_path,
         result_bytes=subjects.result_bytes,

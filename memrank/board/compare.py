@@ -23,8 +23,9 @@ from memrank.board.model import (
     Identity,
     Rank,
     RunLink,
+    Undecided,
 )
-from memrank.board.pages import run_link
+from memrank.board.pages import run_link, undecided_of
 from memrank.board.reading import ColumnReading, Headline
 from memrank.stats import LEVEL
 
@@ -46,6 +47,8 @@ class Shown:
     """Runs significantly better that the page does not list (beyond the nearest)."""
     more_worse: int
     evaluation: str
+    undecided: tuple[Undecided, ...] = ()
+    """The run's undecided values, per measure and reason (``pages.undecided_of``)."""
     source: str = ""
     """The digest of the column reading it comes from (``ColumnPart.key``)."""
 
@@ -132,6 +135,7 @@ def shown_in(
             more_better=more_better,
             more_worse=more_worse,
             evaluation=page,
+            undecided=undecided_of(run),
         )
     return shown
 

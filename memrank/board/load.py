@@ -38,10 +38,10 @@ class Loaded:
 def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
     """Read ``artifacts/board.toml`` and ``artifacts/systems.toml``, and verify every
     ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
-    trusted raises. ``memo`` remembers which scores files (by sha256) passed every check."""
+    trusted raises. ``memo`` remembers which artifacts' scores files passed every check."""
     config = load_config(artifacts / BOARD_TOML)
     trust = load_trust(artifacts / ROOT_JSON)
-    entry = memo.entry("scores files that passed every check")
+    entry = memo.entry("artifacts whose scores file passed every check")
     known = memo.get(entry)
     known_good = set(known.decode().split()) if known else set()
     verification = verify_directory(artifacts, trust, known_good=known_good)

@@ -1,8 +1,9 @@
 """What an earlier build worked out, found again by the digest of everything it was made from.
 
 A rebuild after one run is added redoes only what that run touches: every other column's
-pair matrices, rendered pages, plots and compare-two data come back from the memo, and scores
-files that already passed every check are not checked again.
+reading, rendered pages, plots and compare-two data come back from the memo, and the scores
+files of artifacts that already passed every check are not checked again, nor parsed unless a
+column that changed reads them.
 
 What keeps this honest:
 
@@ -10,10 +11,11 @@ What keeps this honest:
   work was made from (signed scores digests, artifact ids, models built from them). A file that
   is refused never reaches a key, and a changed file is a different key: no entry made from
   one set of artifacts can stand in for another.
-- An entry holds no verdict of trust: signatures and digests are checked on every build. The
-  memo of scores files only spares checking the form and layout of bytes whose sha256 already
-  passed those checks (a function of the bytes); every number is still parsed from the signed
-  bytes.
+- An entry holds no verdict of trust: signatures, statements and every file's digest are
+  checked on every build. The memo of artifacts only spares checking the form of a scores file,
+  and its agreement with the statement, where the very same statement (its artifact id names
+  the scores file's sha256) passed those checks before: they are a function of those bytes.
+  Every number a changed column shows is parsed from the signed bytes.
 - The memo lives in the builder's own cache folder, never in artifacts/ or site/, so nothing a
   pull request carries can seed it; each entry carries the sha256 of its content and one that
   does not match is ignored and made again. The publishing workflows build with ``--no-cache``,

@@ -15,7 +15,7 @@ from memrank.board.model import Identity, RunLink, RunPage, Undecided
 if TYPE_CHECKING:
     from memrank.board.compare import Shown
 
-__all__ = ["EXAMPLES", "downloads", "run_link", "run_page", "version_shown"]
+__all__ = ["EXAMPLES", "downloads", "run_link", "run_page", "undecided_of", "version_shown"]
 
 EXAMPLES = 5
 """Task ids a run page lists per reason a value is missing; the scores file has them all."""
@@ -32,8 +32,7 @@ def run_page(
     """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any, and
     ``shown`` what the table says of it."""
     supersedes = run.predicate.supersedes
-    scores = run.scores
-    sha256 = scores.result_sha256
+    sha256 = run.statement.result_subject.digest.sha256
     return RunPage(
         artifact_id=run.artifact_id,
         path=urls.run(run.artifact_id),
@@ -44,7 +43,9 @@ def run_page(
         headline=shown.cell if shown else None,
         column=shown.column if shown else None,
         categories=shown.categories if shown else (),
-        undecided=_undecided(scores.task_ids, scores.measures),
+        # a shown run's comes with its column (kept in the memo with it), so that the run
+        # pages of an unchanged column never parse their scores files
+        undecided=shown.undecided if shown else undecided_of(run),
         envelope_path=urls.envelope(run.artifact_id),
         result_sha256=sha256,
         result_url=_store_url(results_store, sha256),
@@ -98,12 +99,14 @@ def run_link(run: VerifiedRun, identities: Mapping[str, Identity], *, note: str 
     )
 
 
-def _undecided(task_ids: Sequence[str], measures: Mapping[str, object]) -> tuple[Undecided, ...]:
-    """Every reason a task value is missing, per measure, with how many tasks it covers."""
+def undecided_of(run: VerifiedRun) -> tuple[Undecided, ...]:
+    """Every reason a task value of ``run`` is missing, per measure, with how many tasks it
+    covers."""
+    task_ids = run.scores.task_ids
     found = []
-    for measure, column in measures.items():
+    for measure, column in run.scores.measures.items():
         reasons: dict[str, list[int]] = defaultdict(list)
-        for index, why in sorted(column.why.items()):  # type: ignore[attr-defined]
+        for index, why in sorted(column.why.items()):
             reasons[why].append(index)
         for why, indices in sorted(reasons.items(), key=lambda item: (-len(item[1]), item[0])):
             found.append(

@@ -133,10 +133,13 @@ def test_build_site_keeps_its_memo_in_the_cache_folder_unless_told_not_to(
     shutil.rmtree(tmp_path / "cold")
 
 
-def test_a_known_good_scores_file_reads_as_the_checked_read_does(artifacts: Path) -> None:
-    from memrank.artifacts import read_scores
+def test_a_known_good_artifact_reads_as_the_checked_one_does(artifacts: Path) -> None:
+    from memrank.artifacts import load_trust, verify_directory
 
-    for path in sorted((artifacts / "scores").glob("*.json")):
-        raw = path.read_bytes()
-        checked = read_scores(raw, source=str(path))
-        assert read_scores(raw, source=str(path), known_good=True) == checked
+    trust = load_trust(artifacts / "root.json")
+    known: set[str] = set()
+    checked = verify_directory(artifacts, trust, known_good=known)
+    assert known == {run.artifact_id for run in checked.runs}
+    again = verify_directory(artifacts, trust, known_good=known)
+    assert [run.checked_scores for run in again.runs] == [None] * len(again.runs)
+    assert [run.scores for run in again.runs] == [run.scores for run in checked.runs]
