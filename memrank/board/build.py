@@ -237,7 +237,7 @@ def _place(
 
 
 def _cells_of_overall(
-    track: TrackConfig, columns: list[list[Cell | None]], rows: int
+    track: TrackConfig, columns: Sequence[Sequence[Cell | None]], rows: int
 ) -> list[Cell | None]:
     """The combining column, as board.toml says (``how = "mean"``); it has no single run."""
     if track.overall is None:

@@ -184,7 +184,7 @@ def _means(
     """Per row of ``deciders``, its mean over the decided tasks in ``mask``, with counts for a
     share and its interval: every row at once."""
     rows = list(deciders)
-    picked = matrix[np.ix_(rows, np.flatnonzero(mask))]
+    picked = matrix[np.ix_(np.asarray(rows, dtype=np.intp), np.flatnonzero(mask))]
     valid = ~np.isnan(picked)
     decided = valid.sum(axis=1)
     # a share (0/1 values) carries its count, so "12 of 40" can be shown beside 0.300
