@@ -7,6 +7,7 @@ a rendered docs page, is marked safe where it is made (``memrank.board.docs``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -143,11 +144,13 @@ def _render(
 
 
 def _made(folder: Path) -> bool:
+    """Whether ``folder`` is there (made now if need be) and can be written: a memo that
+    cannot be written only makes the build slower, never fails it."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
-        return False  # no memo of the compiled theme, then
-    return True
+        return False
+    return os.access(folder, os.W_OK)
 
 
 def _number(value: float | None) -> str:

@@ -4,7 +4,6 @@ one a build without it makes, whatever the memo holds."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -130,7 +129,7 @@ def test_build_site_keeps_its_memo_in_the_cache_folder_unless_told_not_to(
         assert warm.exit_code == 0, warm.output
     assert any((tmp_path / "cache" / "board").rglob("*"))
     assert differences(tree_of(artifacts), tmp_path / "warm") == []
-    shutil.rmtree(tmp_path / "cold")
+    assert differences(tree_of(artifacts), tmp_path / "cold") == []
 
 
 def test_a_known_good_artifact_reads_as_the_checked_one_does(artifacts: Path) -> None:
@@ -143,3 +142,14 @@ def test_a_known_good_artifact_reads_as_the_checked_one_does(artifacts: Path) ->
     again = verify_directory(artifacts, trust, known_good=known)
     assert [run.checked_scores for run in again.runs] == [None] * len(again.runs)
     assert [run.scores for run in again.runs] == [run.scores for run in checked.runs]
+
+
+def test_a_cache_folder_that_cannot_be_made_only_costs_time(
+    artifacts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a file").write_text("not a folder")
+    monkeypatch.setenv("MEMRANK_CACHE_DIR", str(tmp_path / "a file" / "cache"))
+    base = ["build-site", "--artifacts", str(artifacts), "--templates", str(TEMPLATES)]
+    built = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "site")])
+    assert built.exit_code == 0, built.output
+    assert differences(tree_of(artifacts), tmp_path / "site") == []
