@@ -54,8 +54,8 @@ def submit_command(
     `memrank watch ID`, list runs with `memrank runs ls`, stop it with `memrank kill ID`.
     """
     from memrank._files import check_writable
+    from memrank._system_options import typed_options
     from memrank.catalog import evaluation, system_factory
-    from memrank.cli._options import typed_options
     from memrank.runs.submit import submit
     from memrank.runs.tracked import Request
 

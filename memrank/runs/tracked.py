@@ -175,9 +175,9 @@ def _go(
     progress: bool,
     answering: Answering | None,
 ) -> tuple[Result, RunRecord]:
+    from memrank._system_options import typed_options
     from memrank.catalog import evaluation as evaluation_named
     from memrank.catalog import system
-    from memrank.cli._options import typed_options
     from memrank.run import run
 
     made = system(request.target, **typed_options(request.target, request.options))
