@@ -51,15 +51,31 @@ def test_a_rebuild_from_the_memo_is_the_site_a_cold_build_makes(
 
 
 def test_after_a_run_is_added_only_its_column_is_worked_out_again(
-    artifacts: Path, tmp_path: Path
+    artifacts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import memrank.board.render as render
+
     memo = memo_at(tmp_path / "memo")
-    tree_of(artifacts, memo)
-    runs = standard_runs()
-    grown = sign_artifacts(tmp_path / "grown", [*runs, Signed(wheel_run("bm25", notes()))])
+    before = make(artifacts, TEMPLATES, DOCS, memo).board
+    grown = sign_artifacts(
+        tmp_path / "grown", [*standard_runs(), Signed(wheel_run("bm25", notes()))]
+    )
+    rendered: list[str] = []
+    real = render._render
+
+    def spy(environment: object, template: str, path: str, *rest: object) -> bytes:
+        rendered.append(path)
+        return real(environment, template, path, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(render, "_render", spy)
     rebuilt = memo_at(tmp_path / "memo")
-    assert tree_of(grown, rebuilt) == tree_of(grown)
-    assert rebuilt.hits > 0 and rebuilt.misses > 0
+    after = make(grown, TEMPLATES, DOCS, rebuilt)
+    monkeypatch.undo()
+    assert after.tree == tree_of(grown)
+    demo = {run.path for run in before.runs if run.predicate.evaluation.name == "demo"}
+    notes_runs = {run.path for run in after.board.runs if run.predicate.evaluation.name == "notes"}
+    assert demo and not demo & set(rendered)  # the demo column's pages came from the memo
+    assert notes_runs <= set(rendered)  # every page of the column that grew was made again
 
 
 def test_a_corrupt_memo_entry_is_made_again(artifacts: Path, tmp_path: Path) -> None:
