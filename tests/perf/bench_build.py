@@ -11,12 +11,15 @@ site's files and bytes, and the verify-only time of the same folder as the basel
 
 Then it fits growth exponents over the sizes (log time / log systems: 1 is linear; target
 <= 1.1 for time and bytes) and checks the targets for 200 x 3: <= 60 s, <= 1 GB RSS, site
-<= 150 MB, and a rebuild after adding one run <= 1.5x a verify of the whole directory (with
-the build memo an earlier build of the board left, as a maintainer's machine has it; its site
-is compared byte for byte with a build without the memo).
+<= 150 MB, and a rebuild after adding one run <= 1.5x a verify of the whole directory. The
+rebuild runs with the build memo an earlier build of the board left, as a maintainer's machine
+has it (the fastest of three tries, each from that memo and site); its site is compared byte for
+byte with a build without the memo. The same is then timed as a user times it: `memrank
+build-site` against `memrank verify`, each a fresh process. Sizes are timed cold (no memo).
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 10 50 200)
-MEMRANK_BENCH_SIGNED=DIR keeps the signed board in DIR and reuses it on the next run.
+MEMRANK_BENCH_SIGNED=DIR keeps the signed board in DIR and reuses it on the next run (the
+one-run rebuild needs a board signed by the same memrank: sign afresh after a code change).
 """
 
 from __future__ import annotations
