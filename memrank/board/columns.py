@@ -120,18 +120,25 @@ def evaluation_of(
     memo: Memo,
 ) -> EvaluationPage:
     """The column's evaluation page, its runs in the track's ``order`` (row positions)."""
-    key = memo.entry(
-        "evaluation page",
-        part.key,
-        *(run.artifact_id for run in (part.placed[p] for p in order) if run is not None),
+    made = memo.through(
+        lambda: (
+            "evaluation page",
+            part.key,
+            *(run.artifact_id for run in (part.placed[p] for p in order) if run is not None),
+        ),
+        lambda: (
+            evaluation_page(track, _reading(part, memo), part.cells, order, identities)
+            .model_dump_json()
+            .encode()
+        ),
     )
-    found = memo.get(key) if memo.active else None
-    if found is not None:
-        return EvaluationPage.model_validate_json(found)
-    reading = part.reading or read_column(part.column, part.placed, memo)
-    page = evaluation_page(track, reading, part.cells, order, identities)
-    memo.put(key, page.model_dump_json().encode())
-    return page
+    return EvaluationPage.model_validate_json(made)
+
+
+def _reading(part: ColumnPart, memo: Memo) -> ColumnReading:
+    """The part's reading: this build's, or read again (a part from the memo whose
+    evaluation page changed: the pair matrices come from the memo)."""
+    return part.reading or read_column(part.column, part.placed, memo)
 
 
 def _identity(run: VerifiedRun, identities: Mapping[str, Identity]) -> str:

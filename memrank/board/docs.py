@@ -35,28 +35,21 @@ def render_docs(folder: Path, memo: Memo = NO_MEMO) -> tuple[DocPage, ...]:
     if not folder.is_dir():
         return ()
     sources = sorted(folder.glob("*.md"))
-    entry = _entry(sources, memo)
-    found = memo.get(entry) if entry else None
-    if found is not None:
-        return tuple(
-            DocPage(**{**page, "html": Markup(page["html"])}) for page in orjson.loads(found)
-        )
     names = {source.stem for source in sources}
-    pages = tuple(_render(source, names) for source in sources)
-    if entry:
-        memo.put(entry, orjson.dumps([page.model_dump() for page in pages]))
-    return pages
+    made = memo.through(
+        lambda: _parts(sources),
+        lambda: orjson.dumps([_render(source, names).model_dump() for source in sources]),
+    )
+    return tuple(DocPage(**{**page, "html": Markup(page["html"])}) for page in orjson.loads(made))
 
 
-def _entry(sources: list[Path], memo: Memo) -> str:
-    """The memo key of these pages' sources; "" without a memo, or when one cannot be read
-    (rendering it then says why)."""
-    if not memo.active:
-        return ""
+def _parts(sources: list[Path]) -> tuple[str | bytes, ...]:
+    """What the pages are made from: each source's name and bytes (and when one cannot be
+    read, why: rendering it then says so to the user)."""
     try:
-        return memo.entry("docs", *(part for s in sources for part in (s.name, s.read_bytes())))
-    except OSError:
-        return ""
+        return ("docs", *(part for s in sources for part in (s.name, s.read_bytes())))
+    except OSError as exc:
+        return ("docs unreadable", str(exc))
 
 
 def _render(source: Path, names: set[str]) -> DocPage:

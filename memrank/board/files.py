@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 
 from memrank.board import urls
 from memrank.board.changelog import feed
-from memrank.board.memo import NO_MEMO, Memo
+from memrank.board.memo import NO_MEMO, Memo, pack_files, unpack_files
 from memrank.board.model import Board, Cell, EvaluationPage, Rank, Track
 from memrank.board.svg import forest, matrix
 from memrank.board.text import visible
@@ -51,18 +51,17 @@ def data_files(board: Board, memo: Memo = NO_MEMO) -> dict[str, bytes]:
 
 
 def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
-    entry = memo.entry("evaluation files", page.model_dump_json()) if memo.active else ""
-    found = memo.get_files(entry) if entry else None
-    if found is not None:
-        return found
-    made = {
-        page.forest_path: forest(page),
-        page.matrix_path: matrix(page),
-        page.data_path: _json(_compare_json(page), indent=False),
-    }
-    if entry:
-        memo.put_files(entry, made)
-    return made
+    packed = memo.through(
+        lambda: ("evaluation files", page.model_dump_json()),
+        lambda: pack_files(
+            {
+                page.forest_path: forest(page),
+                page.matrix_path: matrix(page),
+                page.data_path: _json(_compare_json(page), indent=False),
+            }
+        ),
+    )
+    return unpack_files(packed)
 
 
 def manifest(board: Board, files: dict[str, bytes]) -> bytes:

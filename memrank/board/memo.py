@@ -28,14 +28,14 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import orjson
 
 from memrank._cachedir import memrank_cache_dir
 
-__all__ = ["KEEP_DAYS", "NO_MEMO", "Memo", "folder_digest", "key"]
+__all__ = ["KEEP_DAYS", "NO_MEMO", "Memo", "folder_digest", "key", "pack_files", "unpack_files"]
 
 KEEP_DAYS = 14
 """Entries no build has used for this long are deleted by the next build."""
@@ -119,26 +119,19 @@ class Memo:
         except OSError:
             pass  # a memo that cannot be written only costs the next build time
 
-    def get_files(self, entry: str) -> dict[str, bytes] | None:
-        """Files stored together by ``put_files``, by path; None when absent or corrupt."""
-        stored = self.get(entry)
-        if stored is None:
-            return None
-        header, _, body = stored.partition(b"\n")
-        try:
-            sizes = orjson.loads(header)
-        except orjson.JSONDecodeError:
-            return None
-        files, at = {}, 0
-        for path, size in sizes:
-            files[path] = body[at : at + size]
-            at += size
-        return files if at == len(body) else None
-
-    def put_files(self, entry: str, files: Mapping[str, bytes]) -> None:
-        """Store several files under one entry: a JSON line of (path, size), then the bytes."""
-        header = orjson.dumps([[path, len(content)] for path, content in files.items()])
-        self.put(entry, header + b"\n" + b"".join(files.values()))
+    def through(
+        self, parts: Callable[[], Sequence[str | bytes]], make: Callable[[], bytes]
+    ) -> bytes:
+        """What ``make()`` gives, or what it gave an earlier build for the same ``parts``.
+        Without a memo the parts are never worked out: ``make()`` is all there is."""
+        if self.folder is None:
+            return make()
+        entry = self.entry(*parts())
+        found = self.get(entry)
+        if found is None:
+            found = make()
+            self.put(entry, found)
+        return found
 
     def prune(self) -> None:
         """Delete entries unused for ``KEEP_DAYS`` days."""
@@ -153,6 +146,22 @@ class Memo:
     def _path(self, entry: str) -> Path:
         assert self.folder is not None
         return self.folder / entry[:2] / entry
+
+
+def pack_files(files: Mapping[str, bytes]) -> bytes:
+    """Several files as one entry: a JSON line of [path, size] pairs, then their bytes."""
+    header = orjson.dumps([[path, len(content)] for path, content in files.items()])
+    return header + b"\n" + b"".join(files.values())
+
+
+def unpack_files(packed: bytes) -> dict[str, bytes]:
+    """The files ``pack_files`` packed, by path."""
+    header, _, body = packed.partition(b"\n")
+    files, at = {}, 0
+    for path, size in orjson.loads(header):
+        files[path] = body[at : at + size]
+        at += size
+    return files
 
 
 NO_MEMO = Memo(None)

@@ -241,15 +241,14 @@ def _pairs(
     """Every two rows' p value and mean difference: the column's only work that grows with
     the square of its runs, so it is the one kept in the memo, by the rows' signed scores."""
     rows = len(digests)
-    entry = memo.entry("pairs", measure, str(binary), *digests)
-    found = memo.get(entry)
-    if found is not None and len(found) == 2 * rows * rows * 8:
-        both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)
-        return both[0].copy(), both[1].copy()
-    p_values = pairwise_p_values(matrix, clusters, binary=binary) if rows else np.ones((0, 0))
-    differences = _differences(matrix)
-    memo.put(entry, p_values.astype(np.float64).tobytes() + differences.tobytes())
-    return p_values, differences
+
+    def made() -> bytes:
+        p_values = pairwise_p_values(matrix, clusters, binary=binary) if rows else np.ones((0, 0))
+        return p_values.astype(np.float64).tobytes() + _differences(matrix).tobytes()
+
+    found = memo.through(lambda: ("pairs", measure, str(binary), *digests), made)
+    both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)
+    return both[0].copy(), both[1].copy()
 
 
 def _differences(matrix: np.ndarray) -> np.ndarray:

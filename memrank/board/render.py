@@ -57,17 +57,16 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
         root: str | None = None,
         made_from: str = "",
     ) -> None:
-        # a run page says what it is made from; any other page is known by its whole model
-        shown = made_from or "".join(
-            f"{name}={model.model_dump_json()}" for name, model in context.items()
+        def parts() -> tuple[str, ...]:
+            # a run page says what it is made from; any other page is known by its whole model
+            shown = made_from or "".join(
+                f"{name}={model.model_dump_json()}" for name, model in context.items()
+            )
+            return ("page", theme, template, path, root or "", shown)
+
+        pages[path] = memo.through(
+            parts, lambda: _render(environment, template, path, site, root, context)
         )
-        entry = memo.entry("page", theme, template, path, root or "", shown) if theme else ""
-        found = memo.get(entry) if theme else None
-        if found is None:
-            found = _render(environment, template, path, site, root, context)
-            if theme:
-                memo.put(entry, found)
-        pages[path] = found
 
     whole(urls.INDEX, "index.html")
     for track in board.tracks:
