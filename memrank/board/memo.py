@@ -18,8 +18,10 @@ What keeps this honest:
   Every number a changed column shows is parsed from the signed bytes.
 - The memo lives in the builder's own cache folder, never in artifacts/ or site/, so nothing a
   pull request carries can seed it; each entry carries the sha256 of its content and one that
-  does not match is ignored and made again. The publishing workflows build with ``--no-cache``,
-  so a published site never depends on one.
+  does not match is ignored and made again. (The theme's compiled templates, kept beside the
+  entries in ``templates/``, are jinja2's own bytecode cache: keyed by each template's source,
+  like Python's ``__pycache__``.) The publishing workflows build with ``--no-cache``, so a
+  published site never depends on a memo.
 """
 
 from __future__ import annotations
