@@ -20,7 +20,7 @@ from memrank.board import urls
 from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
 from memrank.board.config import Column
 from memrank.board.memo import Memo
-from memrank.board.model import Cell, EvaluationPage, Identity
+from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink
 from memrank.board.reading import ColumnReading, read_column
 
 __all__ = ["ColumnPart", "column_part", "evaluation_of"]
@@ -44,13 +44,70 @@ class ColumnPart:
     """The reading, when this build made it (None when the part came from the memo)."""
 
 
+_Compared = tuple[int, float, float, float | None, str]
+"""A comparison as the memo keeps it: (index into the part's links, the other's value, the
+difference, p, verdict). A column of 200 runs lists some 12,000 comparisons; each naming its
+run by index, not by a whole RunLink, keeps the entry small and quick to read back."""
+
+
+class _StoredShown(BaseModel):
+    """``Shown`` with its comparisons as ``_Compared``."""
+
+    shown: Shown
+    """Everything but the comparisons (left empty)."""
+    compared: list[_Compared]
+
+
 class _Stored(BaseModel):
     """A part as the memo keeps it: cells by row key, so a row added elsewhere moves nothing."""
 
     cells: dict[str, Cell]
-    shown: dict[str, Shown]
+    links: list[RunLink]
+    shown: dict[str, _StoredShown]
     notice: str | None
     has_runs: bool
+
+    @classmethod
+    def of(cls, part: ColumnPart, rows: Sequence[str]) -> _Stored:
+        every: dict[str, RunLink] = {}
+        for shown in part.shown.values():
+            for c in shown.comparisons:
+                every.setdefault(c.other.path, c.other)
+        links = {path: at for at, path in enumerate(every)}
+        return cls(
+            cells={row: c for row, c in zip(rows, part.cells, strict=True) if c is not None},
+            links=list(every.values()),
+            shown={
+                artifact: _StoredShown(
+                    shown=replace(shown, comparisons=()),
+                    compared=[
+                        (links[c.other.path], c.other_value, c.difference, c.p_value, c.verdict)
+                        for c in shown.comparisons
+                    ],
+                )
+                for artifact, shown in part.shown.items()
+            },
+            notice=part.notice,
+            has_runs=part.has_runs,
+        )
+
+    def shown_again(self) -> dict[str, Shown]:
+        return {
+            artifact: replace(
+                stored.shown,
+                comparisons=tuple(
+                    Comparison(
+                        other=self.links[link],
+                        other_value=value,
+                        difference=difference,
+                        p_value=p_value,
+                        verdict=verdict,
+                    )
+                    for link, value, difference, p_value, verdict in stored.compared
+                ),
+            )
+            for artifact, stored in self.shown.items()
+        }
 
 
 def column_part(
@@ -81,7 +138,7 @@ def column_part(
             column=column,
             placed=tuple(placed),
             cells=tuple(stored.cells.get(row) for row in rows),
-            shown=stored.shown,
+            shown=stored.shown_again(),
             notice=stored.notice,
             has_runs=stored.has_runs,
             reading=None,
@@ -102,13 +159,7 @@ def column_part(
         reading=reading,
     )
     if memo.active:
-        stored = _Stored(
-            cells={row: cell for row, cell in zip(rows, cells, strict=True) if cell is not None},
-            shown=part.shown,
-            notice=part.notice,
-            has_runs=part.has_runs,
-        )
-        memo.put(key, stored.model_dump_json().encode())
+        memo.put(key, _Stored.of(part, rows).model_dump_json().encode())
     return part
 
 
