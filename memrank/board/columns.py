@@ -130,7 +130,7 @@ def column_part(
             if run is not None
         ),
     )
-    found = memo.get(key) if memo.active else None
+    found = memo.get(key)
     if found is not None:
         stored = _Stored.model_validate_json(found)
         return ColumnPart(

@@ -44,8 +44,9 @@ def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
     entry = memo.entry("artifacts whose scores file passed every check")
     known = memo.get(entry)
     known_good = set(known.decode().split()) if known else set()
+    before = len(known_good)
     verification = verify_directory(artifacts, trust, known_good=known_good)
-    if memo.active and len(known_good) > len(known.split() if known else ()):
+    if memo.active and len(known_good) > before:
         memo.put(entry, "\n".join(sorted(known_good)).encode())
     return Loaded(
         config=config,
