@@ -18,9 +18,12 @@ __all__ = ["apply", "apply_keeping", "measures_of", "with_bookkeeping"]
 
 
 def with_bookkeeping(measures: Sequence[Measure]) -> tuple[Measure, ...]:
-    """The evaluation's measures, then memrank's own clock and bookkeeping unless already named."""
+    """The evaluation's measures, then memrank's own bookkeeping and clock unless already named.
+
+    The clock's values come last: they are what an artifact's timings file holds, and joining
+    a result file with its timings file appends them (memrank.artifacts.join)."""
     named = {m.name for m in measures}
-    extra = [m for m in (Latency(), FailureRate()) if m.name not in named]
+    extra = [m for m in (FailureRate(), Latency()) if m.name not in named]
     return (*measures, *extra)
 
 

@@ -54,7 +54,9 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   │   ├── EvidenceNotAccepted           an evidence class the track does not accept
     │   │   ├── UnpinnedPipeline              a pipeline code hash the track does not list
     │   │   ├── UnpinnedDataset               a dataset bundle the track does not pin
-    │   │   └── QuestionCountsDiffer          question counts other than the track's baseline
+    │   │   ├── QuestionCountsDiffer          question counts other than the track's baseline
+    │   │   ├── TasksFailed                   a run in which a task failed
+    │   │   └── UncommittedBuild              a wheel built from a dirty tree, or naming no commit
     │   ├── ArtifactNameMismatch              runs/<name>.json where name is not the artifact id
     │   ├── ScoresMissing                     the scores file the statement names is not there
     │   ├── ScoresMalformed                   a scores file not shaped as the format says
@@ -64,10 +66,15 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   ├── ResultStoreError                  the results store failed to answer (--deep)
     │   ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
     │   ├── ScoresDiffer                      the scores file is not what its result file gives
+    │   ├── TimingsMissing                    the timings file the statement names is not there
+    │   ├── TimingsDigestMismatch             the timings file's sha256 is not the signed one
+    │   ├── TimingsDiffer                     the timings file does not state what the statement does
     │   └── RunConflict                       one run_id, two artifacts, neither supersedes
     ├── BoardError                  (exit 1)  the board cannot be built or checked as asked
     │   ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
     │   └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
+    ├── ReproduceRefused            (exit 8)  `memrank reproduce` cannot recreate the recorded build
+    ├── RerunDiffers                (exit 9)  a rerun's files are not the signed ones (the reading says how)
     └── Interrupted                 (exit 130) Ctrl-C stopped a run; its journal resumes it
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
@@ -112,6 +119,8 @@ __all__ = [
     "PairingRefused",
     "PolicyRefused",
     "QuestionCountsDiffer",
+    "ReproduceRefused",
+    "RerunDiffers",
     "RefusedRun",
     "ResultFileError",
     "RevokedKey",
@@ -122,6 +131,10 @@ __all__ = [
     "RootVersionRepeated",
     "RootVersionSkipped",
     "RunConflict",
+    "TimingsDiffer",
+    "TimingsDigestMismatch",
+    "TimingsMissing",
+    "UncommittedBuild",
     "ResultStoreError",
     "ScoresDiffer",
     "ScoresDigestMismatch",
@@ -368,6 +381,11 @@ class TasksFailed(PolicyRefused):
     """A run whose signed failure-rate is not zero (or absent): a board ranks complete runs only."""
 
 
+class UncommittedBuild(PolicyRefused):
+    """A run by a wheel built from a tree with uncommitted changes, or that records no source
+    commit: nobody could rebuild what ran."""
+
+
 class ArtifactNameMismatch(ArtifactRefused):
     """An envelope file not named by its artifact id (``runs/<artifact-id>.json``)."""
 
@@ -402,6 +420,19 @@ class ScoresSwapped(ScoresDigestMismatch):
 
 class ScoresDiffer(ArtifactRefused):
     """A scores file that is not what its (digest-checked) result file gives."""
+
+
+class TimingsMissing(ArtifactRefused):
+    """The timings file the statement names is not in the artifacts directory."""
+
+
+class TimingsDigestMismatch(ArtifactRefused):
+    """A timings file whose sha256 is not the signed one (it was edited)."""
+
+
+class TimingsDiffer(ArtifactRefused):
+    """A timings file that is malformed, names another result file, or does not state the
+    start, end, machine or latency values the statement does."""
 
 
 class ResultStoreError(ArtifactRefused):
@@ -455,3 +486,17 @@ class TasksFailedInRun(MemrankError):
     """``memrank run`` finished (the result printed, and saved when asked) but tasks failed."""
 
     exit_code = 7
+
+
+class ReproduceRefused(MemrankError):
+    """``memrank reproduce`` cannot recreate the recorded build (the commit is not in the
+    repository, a distribution cannot be had, the run records no build) or rerun it."""
+
+    exit_code = 8
+
+
+class RerunDiffers(MemrankError):
+    """A rerun's deterministic files are not the signed ones; the printed reading says which
+    tasks flipped and which fields differ."""
+
+    exit_code = 9

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import platform
+import re
 import sys
+import sysconfig
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -24,17 +27,23 @@ __all__ = [
     "Evidence",
     "capture",
     "code_sha256",
+    "distributions",
     "environment",
     "evidence_of",
     "install_kind",
+    "is_committed_build",
     "is_publishable",
     "pipeline",
 ]
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+BUILD_FILE = "_build.json"
+"""What a wheel's build recorded of its source (hatch_build.py writes it): not code, so not
+part of the code hash — one code hash may be built from many commits."""
 # Board templates are presentation, not measurement; bytecode differs between installs.
 _SKIPPED_DIRS = frozenset({"__pycache__", "templates"})
 _SKIPPED_SUFFIXES = frozenset({".pyc", ".pyo"})
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class Evidence(StrEnum):
@@ -57,9 +66,17 @@ def evidence_of(install: Install, transport: str) -> Evidence:
     return Evidence.REPRODUCIBLE
 
 
-def is_publishable(evidence: Evidence, slice_name: str | None) -> bool:
-    """A development observation is never publishable, and neither is a slice."""
-    return evidence is not Evidence.DEVELOPMENT and slice_name is None
+def is_publishable(evidence: Evidence, slice_name: str | None, pipeline: PipelineRecord) -> bool:
+    """A development observation is never publishable, and neither is a slice, nor a run of a
+    wheel whose build records no commit or a dirty tree (nobody could rebuild what ran)."""
+    return (
+        evidence is not Evidence.DEVELOPMENT and slice_name is None and is_committed_build(pipeline)
+    )
+
+
+def is_committed_build(pipeline: PipelineRecord) -> bool:
+    """Whether the build names the commit it was made from, and that tree was clean."""
+    return pipeline.git_commit is not None and pipeline.dirty is False
 
 
 def capture(evaluation: Evaluation) -> Provenance:
@@ -77,14 +94,64 @@ def pipeline() -> PipelineRecord:
     from memrank import __version__
 
     install = install_kind()
-    commit, dirty = (None, None) if install is Install.WHEEL else _git_state(PACKAGE_DIR)
+    commit, dirty = _built_from() if install is Install.WHEEL else _git_state(PACKAGE_DIR)
     return PipelineRecord(
         memrank_version=__version__,
         code_sha256=code_sha256(PACKAGE_DIR),
         install=install,
         git_commit=commit,
         dirty=dirty,
+        wheel_sha256=_wheel_sha256() if install is Install.WHEEL else None,
+        python=platform.python_version(),
+        platform=sysconfig.get_platform(),
+        distributions=distributions(),
     )
+
+
+def distributions() -> tuple[str, ...]:
+    """Every distribution importable here as ``name==version``: the name normalised as PEP 503
+    says, one entry per name (the first on the path, as import finds it), sorted."""
+    from importlib.metadata import distributions as installed
+
+    found: dict[str, str] = {}
+    for dist in installed():
+        name = dist.metadata["Name"]
+        if name:
+            found.setdefault(re.sub(r"[-_.]+", "-", name).lower(), dist.version)
+    return tuple(f"{name}=={version}" for name, version in sorted(found.items()))
+
+
+def _built_from() -> tuple[str | None, bool | None]:
+    """The commit and dirtiness the wheel's build recorded; None, None when it recorded none
+    (a wheel built before builds were recorded, or from a tree outside git)."""
+    try:
+        record = orjson.loads((PACKAGE_DIR / BUILD_FILE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None, None
+    commit, dirty = record.get("git_commit"), record.get("dirty")
+    return (
+        commit if isinstance(commit, str) else None,
+        dirty if isinstance(dirty, bool) else None,
+    )
+
+
+def _wheel_sha256() -> str | None:
+    """The wheel's sha256 as PEP 610 ``direct_url.json`` records it: ``archive_info.hashes``,
+    the older ``archive_info.hash``, or a ``#sha256=`` fragment on the URL it came from."""
+    from importlib.metadata import PackageNotFoundError, distribution
+    from urllib.parse import urlparse
+
+    try:
+        direct = orjson.loads(distribution("memrank").read_text("direct_url.json") or "{}")
+    except (PackageNotFoundError, orjson.JSONDecodeError):
+        return None
+    archive = direct.get("archive_info") or {}
+    candidates = [
+        (archive.get("hashes") or {}).get("sha256"),
+        str(archive.get("hash") or "").removeprefix("sha256="),
+        urlparse(str(direct.get("url", ""))).fragment.removeprefix("sha256="),
+    ]
+    return next((c for c in candidates if isinstance(c, str) and _SHA256.fullmatch(c)), None)
 
 
 def code_sha256(package_dir: Path) -> str:
@@ -101,6 +168,7 @@ def code_sha256(package_dir: Path) -> str:
             path.is_file()
             and path.suffix not in _SKIPPED_SUFFIXES
             and not _SKIPPED_DIRS.intersection(relative.parts[:-1])
+            and relative.parts != ("memrank", BUILD_FILE)
         ):
             files[relative.as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
     manifest = "".join(f"{files[name]}  {name}\n" for name in sorted(files))
@@ -154,8 +222,6 @@ def _git_state(directory: Path) -> tuple[str | None, bool | None]:
 
 def environment() -> EnvironmentRecord:
     """The interpreter and machine, for the reader."""
-    import platform
-
     return EnvironmentRecord(
         python=platform.python_version(),
         platform=f"{sys.platform}-{platform.machine()}",

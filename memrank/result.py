@@ -34,10 +34,15 @@ __all__ = [
     "Provenance",
     "Result",
     "SystemRecord",
+    "PUBLISHED_RESULT_SCHEMA",
     "RESULT_SCHEMA",
 ]
 
 RESULT_SCHEMA: Literal["memrank.result/v1"] = "memrank.result/v1"
+"""A run file: what ``save`` writes, every fact of the run."""
+PUBLISHED_RESULT_SCHEMA = "memrank.result/v2"
+"""A result file as an artifact names it: a run file without what the clock and the machine
+said (memrank.artifacts splits them into the timings file)."""
 
 
 class SystemRecord(BaseModel):
@@ -131,9 +136,21 @@ class PipelineRecord(BaseModel):
     install: Install
     """How memrank was installed (PEP 610 ``direct_url.json``)."""
     git_commit: str | None = None
-    """The checkout's commit, for an editable install or a source tree inside git."""
+    """The source commit: the one the wheel was built from (recorded in it at build time), or
+    the checkout's for an editable install or a source tree; None when nothing says."""
     dirty: bool | None = None
-    """Whether that checkout differed from its commit; None when there is no checkout."""
+    """Whether that tree had uncommitted changes (untracked files included) when the wheel was
+    built, or the checkout now; None when there is no tree. A dirty build is not publishable."""
+    wheel_sha256: str | None = None
+    """sha256 of the wheel file memrank was installed from, as its installation records it;
+    None for an install that does not say (and for editable and source trees)."""
+    python: str | None = None
+    """The interpreter's version (``3.11.7``): a rerun recreates the build with it."""
+    platform: str | None = None
+    """The platform tag distributions were resolved for (``linux-x86_64``)."""
+    distributions: tuple[str, ...] = ()
+    """Every installed distribution as ``name==version`` (names normalised, sorted), memrank
+    included: the resolved environment a rerun installs, pinned."""
 
 
 class EnvironmentRecord(BaseModel):
@@ -218,6 +235,11 @@ class Result(BaseModel):
             raise ResultFileError(
                 f"{source}: not JSON ({exc}); is this a memrank result file?"
             ) from None
+        if isinstance(data, dict) and data.get("schema") == PUBLISHED_RESULT_SCHEMA:
+            raise ResultFileError(
+                f"{source}: a published result file holds no timings; join it with its timings "
+                "file (memrank.artifacts.join) to read it as a result"
+            )
         if not isinstance(data, dict) or data.get("schema") != RESULT_SCHEMA:
             found = data.get("schema") if isinstance(data, dict) else type(data).__name__
             raise ResultFileError(

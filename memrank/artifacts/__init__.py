@@ -17,7 +17,7 @@ from memrank.artifacts._keys import (
     public_hex,
     signing_key,
 )
-from memrank.artifacts._results_store import ResultsStore, store_of_board
+from memrank.artifacts._results_store import ResultsStore, results_cache, store_of_board
 from memrank.artifacts._root import (
     DatasetBaseline,
     KeyStatus,
@@ -43,6 +43,7 @@ from memrank.artifacts._statement import (
     Statement,
 )
 from memrank.artifacts._store import Refusal, Verification, verify_all, verify_directory
+from memrank.artifacts._timings import TIMINGS_SCHEMA, RunFiles, join, run_files
 from memrank.artifacts._trust import (
     ROOT_PAYLOAD_TYPE,
     TrustRoot,
@@ -61,6 +62,7 @@ __all__ = [
     "ROOT_PAYLOAD_TYPE",
     "SCORES_SCHEMA",
     "SIGNING_KEY_VARIABLE",
+    "TIMINGS_SCHEMA",
     "STATEMENT_TYPE",
     "Attested",
     "DatasetBaseline",
@@ -71,6 +73,7 @@ __all__ = [
     "ResultsStore",
     "Role",
     "Roles",
+    "RunFiles",
     "Root",
     "RunPredicate",
     "ScoreColumn",
@@ -85,6 +88,7 @@ __all__ = [
     "attest",
     "canonical_bytes",
     "generate_key_files",
+    "join",
     "keyid_of",
     "load_private_key",
     "load_public_key",
@@ -95,6 +99,8 @@ __all__ = [
     "public_hex",
     "read_root",
     "read_scores",
+    "results_cache",
+    "run_files",
     "scores_of",
     "seal",
     "sign_root",

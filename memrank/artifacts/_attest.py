@@ -1,4 +1,4 @@
-"""attest(): sign a run's statement and write it, with its result file, into an artifacts dir."""
+"""attest(): sign a run's statement and write it, with its three files, into an artifacts dir."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from memrank.artifacts._canonical import canonical_bytes
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal
 from memrank.artifacts._keys import Ed25519PrivateKey
 from memrank.artifacts._results_store import place_result
-from memrank.artifacts._scores import scores_of, scores_path
 from memrank.artifacts._statement import Division, Statement, facts_of, statement_of
 from memrank.artifacts._store import RESULTS, RUNS
+from memrank.artifacts._timings import run_files
 from memrank.errors import AttestRefused, ResultFileError, UsageError
 from memrank.result import Result
 
@@ -34,6 +34,7 @@ class Attested:
     artifact_id: str
     envelope: Path
     scores_file: Path
+    timings_file: Path
     result_file: Path
     """Where the result file was placed: the results store directory."""
     statement: Statement
@@ -52,10 +53,10 @@ def attest(
 ) -> Attested:
     """Sign ``result`` for ``track`` and ``division`` with ``key`` (or several keys).
 
-    Writes ``scores/<sha256>.json`` (the scores file) and ``runs/<artifact-id>.json`` (the
-    DSSE envelope of the statement) under ``artifacts``, and places the result file
-    ``<sha256>.json`` in ``results_store`` (default: ``artifacts/results``, for result files
-    small enough to keep in git). The evidence class is derived from the result's provenance;
+    Writes ``scores/<sha256>.json`` (the scores file), ``timings/<sha256>.json`` (the timings
+    file) and ``runs/<artifact-id>.json`` (the DSSE envelope of the statement) under
+    ``artifacts``, and places the result file ``<sha256>.json`` in ``results_store`` (default:
+    ``artifacts/results``, for result files small enough to keep in git). The evidence class is derived from the result's provenance;
     a development observation is signed as one, and the verifier refuses it.
     """
     keys = [key] if isinstance(key, Ed25519PrivateKey) else list(key)
@@ -73,21 +74,18 @@ def attest(
     except ValueError:
         known = ", ".join(d.value for d in Division)
         raise UsageError(f"division {division!r} is not one of {known}") from None
-    result_bytes = result.to_bytes()
-    result_file = orjson.loads(result_bytes)
+    run_bytes = result.to_bytes()
+    run_file = orjson.loads(run_bytes)
     if supersedes is not None:
-        _require_same_run(artifacts, supersedes, facts_of(result_file)["run_id"])
-    result_sha256 = hashlib.sha256(result_bytes).hexdigest()
+        _require_same_run(artifacts, supersedes, facts_of(run_file)["run_id"])
     try:
-        scores_bytes = scores_of(result_bytes)
+        files = run_files(run_bytes)
     except ResultFileError as exc:
         raise AttestRefused(f"cannot state this run: {exc.message}") from None
-    scores_sha256 = hashlib.sha256(scores_bytes).hexdigest()
     try:
         statement = statement_of(
-            result_file,
-            result_sha256,
-            scores_sha256,
+            run_file,
+            files,
             track=track,
             division=division,
             issued_at=issued_at or now_utc(),
@@ -98,16 +96,24 @@ def attest(
     payload = canonical_bytes(statement.payload())
     artifact_id = hashlib.sha256(payload).hexdigest()
     envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)
-    result_path = place_result(results_store or artifacts / RESULTS, result_bytes, result_sha256)
-    scores_file = artifacts / scores_path(scores_sha256)
+    result_path = place_result(
+        results_store or artifacts / RESULTS, files.result, files.result_sha256
+    )
+    scores_file = artifacts / statement.scores_subject.name
+    timings_file = artifacts / statement.timings_subject.name
     envelope_path = artifacts / RUNS / f"{artifact_id}.json"
-    # The envelope last: a directory never holds a signed run whose scores are not there yet.
-    for path, content in ((scores_file, scores_bytes), (envelope_path, envelope)):
+    # The envelope last: a directory never holds a signed run whose files are not there yet.
+    for path, content in (
+        (scores_file, files.scores),
+        (timings_file, files.timings),
+        (envelope_path, envelope),
+    ):
         write_atomic(path, content)
     return Attested(
         artifact_id=artifact_id,
         envelope=envelope_path,
         scores_file=scores_file,
+        timings_file=timings_file,
         result_file=result_path,
         statement=statement,
     )

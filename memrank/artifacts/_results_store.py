@@ -12,12 +12,14 @@ from __future__ import annotations
 import hashlib
 import time
 import tomllib
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 
+from memrank._cachedir import memrank_cache_dir
 from memrank._files import write_atomic
 from memrank.errors import (
     BoardConfigError,
@@ -31,6 +33,8 @@ __all__ = [
     "FETCH_DEADLINE_S",
     "ResultsStore",
     "place_result",
+    "read_kept",
+    "results_cache",
     "store_of_board",
 ]
 
@@ -40,6 +44,43 @@ _CONNECT_S = 10.0
 _READ_S = 30.0
 _CHUNK = 1 << 16
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def results_cache() -> Path:
+    """This machine's copy of result files, by digest: where ``memrank reproduce`` puts the
+    result files it regenerated and ``verify --deep`` looks before asking the store."""
+    return memrank_cache_dir() / "results"
+
+
+def read_kept(folder: Path, sha256: str, cap: int) -> tuple[Path, bytes] | None:
+    """A result file kept in ``folder`` as ``<sha256>.json`` or gzip-compressed as
+    ``<sha256>.json.gz`` (its digest is of the uncompressed bytes), read and inflated to at most
+    ``cap`` bytes; None when neither is there. OversizeFile past the cap, SubjectDigestMismatch
+    for a file that does not inflate."""
+    plain, packed = folder / f"{sha256}.json", folder / f"{sha256}.json.gz"
+    if plain.is_file():
+        return plain, _read_capped(plain, cap)
+    if not packed.is_file():
+        return None
+    inflate = zlib.decompressobj(wbits=31)  # gzip framing
+    try:
+        raw = inflate.decompress(_read_capped(packed, cap), cap + 1)
+    except zlib.error as exc:
+        raise SubjectDigestMismatch(f"{packed}: not a gzip file ({exc}); restore it") from None
+    if len(raw) > cap or inflate.unconsumed_tail:
+        raise _oversize(str(packed), cap)
+    return packed, raw
+
+
+def _read_capped(path: Path, cap: int) -> bytes:
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(cap + 1)
+    except OSError as exc:
+        raise SubjectMissing(f"{path}: cannot read it ({exc.strerror})") from None
+    if len(raw) > cap:
+        raise _oversize(str(path), cap)
+    return raw
 
 
 def place_result(directory: Path, result_bytes: bytes, sha256: str) -> Path:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from memrank.artifacts._canonical import canonical_bytes, parse_canonical
 from memrank.errors import ResultFileError, ScoresMalformed
-from memrank.result import RESULT_SCHEMA
+from memrank.result import PUBLISHED_RESULT_SCHEMA
 
 __all__ = [
     "ABSENT_WHY",
@@ -116,8 +116,11 @@ def scores_of(result_bytes: bytes) -> bytes:
     """
     try:
         result = orjson.loads(result_bytes)
-        if not isinstance(result, dict) or result.get("schema") != RESULT_SCHEMA:
-            raise TypeError(f"its schema is not {RESULT_SCHEMA!r}")
+        if not isinstance(result, dict) or result.get("schema") != PUBLISHED_RESULT_SCHEMA:
+            raise TypeError(
+                f"its schema is not {PUBLISHED_RESULT_SCHEMA!r} (a run file gives its result "
+                "file by memrank.artifacts.run_files)"
+            )
         document = _scores_document(result)
     except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as exc:
         raise ResultFileError(f"cannot derive scores: not a memrank result file ({exc})") from None

@@ -1,4 +1,4 @@
-"""The in-toto statement of a run: what is signed, built from the result file and nothing else."""
+"""The in-toto statement of a run: what is signed, built from the run file and nothing else."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memrank._types import UTCDateTime
 from memrank.artifacts._scores import scores_path
+from memrank.artifacts._timings import RunFiles
 from memrank.evaluation import DatasetBundle
 from memrank.measure import Value
 from memrank.provenance import Evidence, evidence_of, is_publishable
 from memrank.result import (
     EnvironmentRecord,
     EvaluationRecord,
-    Install,
     PipelineRecord,
     SystemRecord,
 )
@@ -33,10 +33,11 @@ __all__ = [
     "facts_of",
     "result_path",
     "statement_of",
+    "timings_path",
 ]
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "https://memrank.dev/run/v1"
+PREDICATE_TYPE = "https://memrank.dev/run/v2"
 _SHA256 = r"^[0-9a-f]{64}$"
 _SIGNED = ConfigDict(frozen=True, extra="forbid")
 
@@ -58,13 +59,13 @@ class Subject(BaseModel):
 
     model_config = _SIGNED
     name: str
-    """``scores/<sha256>.json`` or ``results/<sha256>.json``, relative to the artifacts
-    directory (or, for a result file, to the results store)."""
+    """``scores/<sha256>.json``, ``results/<sha256>.json`` or ``timings/<sha256>.json``,
+    relative to the artifacts directory (or, for a result file, to the results store)."""
     digest: Digest
 
 
 class RunPredicate(BaseModel):
-    """What memrank states about a run (predicateType https://memrank.dev/run/v1)."""
+    """What memrank states about a run (predicateType https://memrank.dev/run/v2)."""
 
     model_config = _SIGNED
     run_id: str = Field(min_length=1)
@@ -99,7 +100,7 @@ class RunPredicate(BaseModel):
                 f"evidence is {self.evidence.value} but install {self.pipeline.install.value} "
                 f"over transport {self.system.transport} gives {evidence.value}"
             )
-        if self.publishable != is_publishable(evidence, self.evaluation.slice):
+        if self.publishable != is_publishable(evidence, self.evaluation.slice, self.pipeline):
             raise ValueError(f"publishable is {self.publishable}, which the facts do not give")
         if not self.started_at <= self.finished_at <= self.issued_at:
             raise ValueError("started_at <= finished_at <= issued_at does not hold")
@@ -107,22 +108,26 @@ class RunPredicate(BaseModel):
 
 
 class Statement(BaseModel):
-    """An in-toto Statement v1 naming a run's scores file and its result file."""
+    """An in-toto Statement v1 naming a run's scores file, result file and timings file."""
 
     model_config = {**_SIGNED, "populate_by_name": True}
     type_: Literal["https://in-toto.io/Statement/v1"] = Field(alias="_type")
-    subject: tuple[Subject, Subject]
-    """Exactly two, in this order: the scores file, then the result file."""
-    predicateType: Literal["https://memrank.dev/run/v1"]  # noqa: N815 - the in-toto field name
+    subject: tuple[Subject, Subject, Subject]
+    """Exactly three, in this order: the scores file, the result file, the timings file."""
+    predicateType: Literal["https://memrank.dev/run/v2"]  # noqa: N815 - the in-toto field name
     predicate: RunPredicate
 
     @model_validator(mode="after")
     def _subjects_named_by_their_digests(self) -> Statement:
-        scores, result = self.subject
-        if scores.name != scores_path(scores.digest.sha256):
-            raise ValueError(f"subject[0] name {scores.name!r} is not scores/<its sha256>.json")
-        if result.name != result_path(result.digest.sha256):
-            raise ValueError(f"subject[1] name {result.name!r} is not results/<its sha256>.json")
+        for index, (subject, path_of) in enumerate(
+            zip(self.subject, (scores_path, result_path, timings_path), strict=True)
+        ):
+            expected = path_of(subject.digest.sha256)
+            if subject.name != expected:
+                folder = expected.split("/")[0]
+                raise ValueError(
+                    f"subject[{index}] name {subject.name!r} is not {folder}/<its sha256>.json"
+                )
         return self
 
     @property
@@ -135,6 +140,11 @@ class Statement(BaseModel):
         """The result file: every trace, in the results store."""
         return self.subject[1]
 
+    @property
+    def timings_subject(self) -> Subject:
+        """The timings file: what the clock and the machine said, committed beside the scores."""
+        return self.subject[2]
+
     def payload(self) -> dict[str, Any]:
         """The JSON shape that is canonicalised and signed."""
         return self.model_dump(mode="json", by_alias=True)
@@ -143,6 +153,11 @@ class Statement(BaseModel):
 def result_path(sha256: str) -> str:
     """Where a result file lives in an artifacts directory."""
     return f"results/{sha256}.json"
+
+
+def timings_path(sha256: str) -> str:
+    """Where a timings file lives in an artifacts directory."""
+    return f"timings/{sha256}.json"
 
 
 # Predicate fields a result file determines, and where they are in its JSON.
@@ -158,7 +173,8 @@ _FACTS: dict[str, tuple[str, ...]] = {
 
 
 def facts_of(result_file: dict[str, Any]) -> dict[str, Any]:
-    """The predicate fields the parsed result file determines, as JSON.
+    """The predicate fields the parsed run file determines, as JSON (a published result file
+    and its timings file give the run file by ``join``).
 
     attest states exactly these, and verify compares the signed predicate with them, so the
     two can never be built differently. KeyError or TypeError when the file lacks them.
@@ -183,38 +199,42 @@ def facts_of(result_file: dict[str, Any]) -> dict[str, Any]:
 
 
 def statement_of(
-    result_file: dict[str, Any],
-    result_sha256: str,
-    scores_sha256: str,
+    run_file: dict[str, Any],
+    files: RunFiles,
     *,
     track: str,
     division: Division,
     issued_at: datetime,
     supersedes: str | None,
 ) -> Statement:
-    """The statement attest signs for the parsed result file that hashes to ``result_sha256``,
-    whose scores file hashes to ``scores_sha256``.
+    """The statement attest signs for the parsed run file whose published ``files`` (result,
+    timings, scores) are given.
 
     ValidationError when the facts do not make a valid predicate.
     """
-    facts = facts_of(result_file)
-    evidence = evidence_of(Install(facts["pipeline"]["install"]), facts["system"]["transport"])
+    facts = facts_of(run_file)
+    pipeline = PipelineRecord.model_validate(facts["pipeline"])
+    evidence = evidence_of(pipeline.install, facts["system"]["transport"])
     predicate = RunPredicate.model_validate(
         {
             **facts,
             "track": track,
             "division": division,
             "evidence": evidence,
-            "publishable": is_publishable(evidence, facts["evaluation"]["slice"]),
+            "publishable": is_publishable(evidence, facts["evaluation"]["slice"], pipeline),
             "issued_at": issued_at,
             "supersedes": supersedes,
         }
     )
+    named = (
+        (scores_path, files.scores_sha256),
+        (result_path, files.result_sha256),
+        (timings_path, files.timings_sha256),
+    )
     return Statement(
         type_=STATEMENT_TYPE,
-        subject=(
-            Subject(name=scores_path(scores_sha256), digest=Digest(sha256=scores_sha256)),
-            Subject(name=result_path(result_sha256), digest=Digest(sha256=result_sha256)),
+        subject=tuple(  # type: ignore[arg-type]  # three, as the field says
+            Subject(name=path_of(digest), digest=Digest(sha256=digest)) for path_of, digest in named
         ),
         predicateType=PREDICATE_TYPE,
         predicate=predicate,

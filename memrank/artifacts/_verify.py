@@ -24,6 +24,7 @@ from memrank.artifacts._root import KeyStatus
 from memrank.artifacts._scores import Scores, read_scores
 from memrank.artifacts._statement import RunPredicate, Statement
 from memrank.artifacts._subjects import MAX_RESULT_BYTES, check_subjects, read_capped
+from memrank.artifacts._timings import join
 from memrank.artifacts._trust import TrustRoot
 from memrank.errors import (
     ArtifactNameMismatch,
@@ -39,6 +40,7 @@ from memrank.errors import (
     SliceNotPublishable,
     TasksFailed,
     ThresholdUnmet,
+    UncommittedBuild,
     UnknownKey,
     UnknownTrack,
     UnpinnedDataset,
@@ -46,7 +48,7 @@ from memrank.errors import (
     UnsafeSubjectPath,
     WrongPayloadType,
 )
-from memrank.provenance import Evidence
+from memrank.provenance import Evidence, is_committed_build
 from memrank.result import Result
 
 __all__ = ["MAX_ENVELOPE_BYTES", "MAX_RESULT_BYTES", "VerifiedRun", "verify"]
@@ -70,11 +72,14 @@ class VerifiedRun:
     scores_raw: bytes | None = field(repr=False)
     """The verified bytes of a known-good scores file, kept until ``scores`` parses them."""
     scores_path: Path
+    timings_raw: bytes = field(repr=False)
+    """The timings file's verified bytes."""
+    timings_path: Path
     result_path: Path | None
     """The result file in the artifacts directory; None when it is not there."""
     result_bytes: bytes | None = field(repr=False)
-    """The result file as read and hashed (exactly the bytes whose sha256 was signed); None
-    when it is not in the artifacts directory."""
+    """The result file as read and hashed (exactly the bytes whose sha256 was signed, inflated
+    when kept compressed); None when it is not in the artifacts directory."""
     result_checked: bool = True
     """Whether the result file was checked: read from the artifacts directory, or fetched from
     the results store by a deep verification."""
@@ -99,13 +104,15 @@ class VerifiedRun:
 
     @cached_property
     def result(self) -> Result:
-        """The Result in ``result_bytes``, typed on first use (verifying does not need it)."""
+        """The run the result file and the timings file make together, typed on first use
+        (verifying does not need it)."""
         if self.result_bytes is None:
             raise ResultFileError(
                 f"{self.path}: the result file {self.statement.result_subject.name} is not in "
                 "the artifacts directory; fetch it from the results store (board.toml) first"
             )
-        return Result.from_bytes(self.result_bytes, source=str(self.result_path))
+        run = join(orjson.loads(self.result_bytes), orjson.loads(self.timings_raw))
+        return Result.from_bytes(orjson.dumps(run), source=str(self.result_path))
 
 
 def verify(
@@ -155,6 +162,8 @@ def verify(
         checked_scores=subjects.scores,
         scores_raw=None if subjects.scores is not None else subjects.scores_raw,
         scores_path=subjects.scores_path,
+        timings_raw=subjects.timings_raw,
+        timings_path=subjects.timings_path,
         result_path=subjects.result_path,
         result_bytes=subjects.result_bytes,
         result_checked=subjects.result_checked,
@@ -227,7 +236,7 @@ def _check_subject_names(data: Any, source: str) -> None:
         if posix.is_absolute() or ".." in posix.parts or PureWindowsPath(name).anchor:
             raise UnsafeSubjectPath(
                 f"{source}: subject name {name!r} leaves the artifacts directory; a subject is "
-                "scores/<sha256>.json or results/<sha256>.json"
+                "scores/, results/ or timings/<sha256>.json"
             )
 
 
@@ -256,6 +265,17 @@ def _check_policy(predicate: RunPredicate, trust: TrustRoot, source: str) -> Non
         raise SliceNotPublishable(
             f"{source}: a run of the slice {evaluation.name}:{evaluation.slice} is not a "
             "measurement; run the full evaluation"
+        )
+    if not is_committed_build(pipeline):
+        raise UncommittedBuild(
+            f"{source}: the wheel that ran was built from "
+            + (
+                f"commit {pipeline.git_commit} with uncommitted changes"
+                if pipeline.git_commit
+                else "a tree whose commit it does not record"
+            )
+            + ", so nobody can rebuild it; commit, build the wheel from the clean tree and run "
+            "again (docs/publishing.md)"
         )
     track = trust.root.tracks.get(predicate.track)
     if track is None:

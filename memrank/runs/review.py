@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memrank.provenance import Evidence, evidence_of
+from memrank.provenance import Evidence, evidence_of, is_committed_build
 from memrank.result import Result
 from memrank.runs.registry import RESULT, RunRecord, RunState, all_records, run_folder
 
@@ -67,6 +67,11 @@ def _reasons(result: Result, root: Root | None, root_file: Path, track: str) -> 
         )
     if result.evaluation.slice is not None:
         reasons.append(f"a slice ({result.evaluation.slice}) is not a measurement")
+    if evidence is not Evidence.DEVELOPMENT and not is_committed_build(pipeline):
+        reasons.append(
+            "the wheel was built from a tree with uncommitted changes, or records no commit: "
+            "commit, then build the wheel again from the clean tree"
+        )
     if result.failed:
         reasons.append(f"{len(result.failed)} of {len(result.traces)} task(s) failed")
     if root is None:
