@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import memrank
-from memrank.provenance import Evidence, code_sha256, evidence_of, is_publishable
+from memrank.provenance import Evidence, code_sha256, evidence_of, is_publishable, pipeline
 from memrank.result import Install, Result
 from memrank.systems import WordOverlap
 
@@ -64,11 +64,24 @@ def test_evidence_is_derived_from_facts(
     assert evidence_of(install, transport) is evidence
 
 
-def test_neither_a_development_observation_nor_a_slice_is_publishable() -> None:
-    assert is_publishable(Evidence.REPRODUCIBLE, None)
-    assert is_publishable(Evidence.ENDPOINT, None)
-    assert not is_publishable(Evidence.DEVELOPMENT, None)
-    assert not is_publishable(Evidence.REPRODUCIBLE, "smoke")
+def test_neither_a_development_observation_nor_a_slice_nor_a_dirty_build_is_publishable() -> None:
+    clean = pipeline().model_copy(update={"git_commit": "a" * 40, "dirty": False})
+    assert is_publishable(Evidence.REPRODUCIBLE, None, clean)
+    assert is_publishable(Evidence.ENDPOINT, None, clean)
+    assert not is_publishable(Evidence.DEVELOPMENT, None, clean)
+    assert not is_publishable(Evidence.REPRODUCIBLE, "smoke", clean)
+    assert not is_publishable(Evidence.REPRODUCIBLE, None, clean.model_copy(update={"dirty": True}))
+    unknown = clean.model_copy(update={"git_commit": None, "dirty": None})
+    assert not is_publishable(Evidence.REPRODUCIBLE, None, unknown)
+
+
+def test_the_build_record_leaves_out_of_the_code_hash(tmp_path: Path) -> None:
+    package = tmp_path / "memrank"
+    package.mkdir()
+    (package / "__init__.py").write_bytes(b"x = 1\n")
+    before = code_sha256(package)
+    (package / "_build.json").write_bytes(b'{"dirty": false, "git_commit": "abc"}')
+    assert code_sha256(package) == before  # one code hash, built from any number of commits
 
 
 def test_code_hash_is_the_sorted_manifest_of_sources_and_data(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def read_kept(folder: Path, sha256: str, cap: int) -> tuple[Path, bytes] | None:
     except zlib.error as exc:
         raise SubjectDigestMismatch(f"{packed}: not a gzip file ({exc}); restore it") from None
     if len(raw) > cap or inflate.unconsumed_tail:
-        raise _oversize(str(packed), cap)
+        raise _over_cap(packed, cap)
     return packed, raw
 
 
@@ -79,8 +79,12 @@ def _read_capped(path: Path, cap: int) -> bytes:
     except OSError as exc:
         raise SubjectMissing(f"{path}: cannot read it ({exc.strerror})") from None
     if len(raw) > cap:
-        raise _oversize(str(path), cap)
+        raise _over_cap(path, cap)
     return raw
+
+
+def _over_cap(path: Path, cap: int) -> OversizeFile:
+    return OversizeFile(f"{path}: over the {cap}-byte cap; this is not a file memrank wrote")
 
 
 def place_result(directory: Path, result_bytes: bytes, sha256: str) -> Path:

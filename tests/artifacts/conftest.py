@@ -48,12 +48,16 @@ def keys() -> Keys:
     return Keys(*(Ed25519PrivateKey.generate() for _ in range(3)))
 
 
+BUILT_FROM = "0123456789abcdef0123456789abcdef01234567"
+"""The commit a test's wheel-installed run says its wheel was built from."""
+
+
 def as_installed(result: Result, install: Install = Install.WHEEL) -> Result:
-    """The same run as if memrank had run from ``install``: what a run made by the installed
-    wheel records (the wheel round trip in test_wheel.py makes one for real)."""
+    """The same run as if memrank had run from ``install``: what a run made by a wheel built
+    from a clean commit records (the wheel round trip in test_wheel.py makes one for real)."""
     assert result.provenance is not None
     pipeline = result.provenance.pipeline.model_copy(
-        update={"install": install, "git_commit": None, "dirty": None}
+        update={"install": install, "git_commit": BUILT_FROM, "dirty": False}
     )
     provenance = result.provenance.model_copy(update={"pipeline": pipeline})
     return result.model_copy(update={"provenance": provenance})

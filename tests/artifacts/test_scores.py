@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 import memrank
-from memrank.artifacts import Scores, read_scores, scores_of
+from memrank.artifacts import Scores, read_scores, run_files, scores_of
 from memrank.errors import NonCanonicalPayload, ResultFileError, ScoresMalformed
-from memrank.result import Result
 from memrank.systems import WordOverlap
 
 # -- the second implementation: standard library only, from the spec's words -----------------
@@ -147,7 +146,7 @@ def crafted_result() -> bytes:
         }
 
     result = {
-        "schema": "memrank.result/v1",
+        "schema": "memrank.result/v2",
         "evaluation": {"name": "craft", "version": "craft@v1"},
         "traces": [
             trace('b"2', "g1", "x"),
@@ -176,7 +175,7 @@ def locomo_result(shared_data: Path) -> bytes:
     from memrank.evaluations import locomo
 
     run = memrank.run(memrank.system("bm25"), locomo("smoke", path=shared_data / "locomo"))
-    return run.to_bytes()
+    return run_files(run.to_bytes()).result
 
 
 def test_independent_implementation_gives_the_same_bytes_on_crafted_corners() -> None:
@@ -202,16 +201,16 @@ def test_independent_implementation_gives_the_same_bytes_on_a_real_run(
     assert scores.result_sha256 == hashlib.sha256(locomo_result).hexdigest()
     assert scores.evaluation.name == "locomo"
     # Absent is not zero: every null of the real run carries the why the result gave it.
-    result = Result.from_bytes(locomo_result)
-    nulls = [v for v in result.values if v.task_id is not None and v.value is None]
+    values = json.loads(locomo_result)["values"]
+    nulls = [v for v in values if v["task_id"] is not None and v["value"] is None]
     assert nulls
     for value in nulls:
-        column = scores.measures[value.measure]
-        assert column.why[scores.task_ids.index(value.task_id)] == value.why
+        column = scores.measures[value["measure"]]
+        assert column.why[scores.task_ids.index(value["task_id"])] == value["why"]
 
 
 def test_demo_run_scores_read_back(demo: memrank.Evaluation) -> None:
-    raw = memrank.run(WordOverlap(), demo).to_bytes()
+    raw = run_files(memrank.run(WordOverlap(), demo).to_bytes()).result
     scores = read_scores(scores_of(raw), source="demo")
     assert isinstance(scores, Scores)
     assert scores.measures["word-match"].values == [1.0, 1.0, 1.0, 0.0, 1.0]

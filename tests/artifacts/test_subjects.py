@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 import memrank
-from memrank.artifacts import Attested, ResultsStore, canonical_bytes, scores_of, verify
+from memrank.artifacts import Attested, ResultsStore, canonical_bytes, run_files, verify
 from memrank.errors import (
     ScoresDiffer,
     ScoresDigestMismatch,
@@ -22,7 +22,6 @@ from memrank.errors import (
     SubjectDigestMismatch,
 )
 from memrank.result import Result
-from memrank.systems import WordOverlap
 
 from .conftest import Store, as_installed
 
@@ -40,7 +39,9 @@ def forge_with_scores(store: Store, attested: Attested, scores: bytes) -> Path:
 
 
 def other_run() -> Result:
-    return as_installed(memrank.run(WordOverlap(), memrank.evaluation("demo")))
+    """Another run of the demo. Not a rerun of word-overlap: that gives the same result file,
+    byte for byte (a deterministic system)."""
+    return as_installed(memrank.run(memrank.system("bm25"), memrank.evaluation("demo")))
 
 
 def test_a_missing_scores_file_is_refused(store: Store, attested: Attested) -> None:
@@ -61,7 +62,7 @@ def test_an_edited_scores_file_is_refused(store: Store, attested: Attested) -> N
 def test_a_scores_file_swapped_for_another_runs_is_refused(
     store: Store, attested: Attested
 ) -> None:
-    attested.scores_file.write_bytes(scores_of(other_run().to_bytes()))
+    attested.scores_file.write_bytes(run_files(other_run().to_bytes()).scores)
     with pytest.raises(ScoresSwapped, match="another result"):
         verify(attested.envelope, store.trust)
 
@@ -69,7 +70,7 @@ def test_a_scores_file_swapped_for_another_runs_is_refused(
 def test_a_signed_scores_file_of_another_result_is_refused(
     store: Store, attested: Attested
 ) -> None:
-    forged = forge_with_scores(store, attested, scores_of(other_run().to_bytes()))
+    forged = forge_with_scores(store, attested, run_files(other_run().to_bytes()).scores)
     with pytest.raises(ScoresSwapped, match="another run"):
         verify(forged, store.trust)
 

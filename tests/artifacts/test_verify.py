@@ -17,7 +17,9 @@ from memrank.artifacts import (
     MAX_RESULT_BYTES,
     Attested,
     canonical_bytes,
+    join,
     parse_canonical,
+    run_files,
     scores_of,
     seal,
     verify,
@@ -33,15 +35,19 @@ from memrank.errors import (
     SubjectDigestMismatch,
     SubjectMissing,
     ThresholdUnmet,
+    TimingsDiffer,
+    TimingsDigestMismatch,
+    TimingsMissing,
     UnknownKey,
     UnsafeSubjectPath,
     WrongPayloadType,
 )
 from memrank.provenance import Evidence
 from memrank.result import Result
-from memrank.systems import WordOverlap
 
 from .conftest import NOW, Store, as_installed, keyid
+
+SORTED = orjson.OPT_SORT_KEYS
 
 
 def payload_of(attested: Attested) -> dict[str, Any]:
@@ -65,33 +71,63 @@ def test_round_trip_verifies_as_reproducible_evidence(
     assert run.result == wheel_run
     assert wheel_run.finished <= run.predicate.issued_at <= datetime.now(UTC)
     assert [v.measure for v in run.predicate.summary] == [
+        "failure-rate",
         "latency.ingest.p50",
         "latency.ingest.p95",
         "latency.retrieve.p50",
         "latency.retrieve.p95",
-        "failure-rate",
     ]
-    failure_rate = run.predicate.summary[-1]
+    failure_rate = run.predicate.summary[0]
     assert (failure_rate.count, failure_rate.total) == (0, 5)
 
 
-def test_the_result_file_is_named_by_its_digest(attested: Attested, wheel_run: Result) -> None:
+def test_each_file_is_named_by_its_digest(attested: Attested, wheel_run: Result) -> None:
     content = attested.result_file.read_bytes()
-    assert content == wheel_run.to_bytes()
+    timings = attested.timings_file.read_bytes()
+    # The result file and the timings file are the run file split in two, and join back.
+    assert orjson.dumps(join(orjson.loads(content), orjson.loads(timings)), option=SORTED) == (
+        wheel_run.to_bytes()
+    )
     assert attested.result_file.name == hashlib.sha256(content).hexdigest() + ".json"
+    assert attested.timings_file.name == hashlib.sha256(timings).hexdigest() + ".json"
     scores = attested.scores_file.read_bytes()
     assert scores == scores_of(content)
     assert attested.scores_file.name == hashlib.sha256(scores).hexdigest() + ".json"
     assert payload_of(attested)["subject"] == [
-        {
-            "name": f"scores/{attested.scores_file.name}",
-            "digest": {"sha256": attested.scores_file.stem},
-        },
-        {
-            "name": f"results/{attested.result_file.name}",
-            "digest": {"sha256": attested.result_file.stem},
-        },
+        {"name": f"{folder}/{path.name}", "digest": {"sha256": path.stem}}
+        for folder, path in (
+            ("scores", attested.scores_file),
+            ("results", attested.result_file),
+            ("timings", attested.timings_file),
+        )
     ]
+
+
+def test_the_result_file_holds_nothing_of_the_clock_or_the_machine(attested: Attested) -> None:
+    result = orjson.loads(attested.result_file.read_bytes())
+    assert "started" not in result and "environment" not in result["provenance"]
+    assert not any(key in trace for trace in result["traces"] for key in ("started", "timings_ms"))
+    assert not any(v["measure"].startswith("latency") for v in result["values"])
+    timings = orjson.loads(attested.timings_file.read_bytes())
+    assert timings["result_sha256"] == attested.result_file.stem
+    assert [v["measure"] for v in timings["values"]][0] == "latency.ingest.p50"
+
+
+def test_a_statement_whose_latency_differs_from_its_timings_is_refused(
+    store: Store, attested: Attested
+) -> None:
+    payload = edited(attested, lambda s: s["predicate"]["summary"][-1].update(value=0.001))
+    with pytest.raises(TimingsDiffer, match="latency"):
+        verify(store.forge(payload), store.trust)
+
+
+def test_an_edited_timings_file_is_refused(store: Store, attested: Attested) -> None:
+    attested.timings_file.write_bytes(attested.timings_file.read_bytes().replace(b"Z", b"Z "))
+    with pytest.raises(TimingsDigestMismatch, match="edited"):
+        verify(attested.envelope, store.trust)
+    attested.timings_file.unlink()
+    with pytest.raises(TimingsMissing, match="commit it"):
+        verify(attested.envelope, store.trust)
 
 
 def test_payload_bytes_are_canonical_and_the_artifact_id_is_their_digest(
@@ -300,8 +336,8 @@ def test_a_missing_result_file_still_verifies_and_says_it_was_not_checked(
 
 
 def test_a_swapped_result_file_is_refused(store: Store, attested: Attested) -> None:
-    other = as_installed(memrank.run(WordOverlap(), memrank.evaluation("demo")))
-    attested.result_file.write_bytes(other.to_bytes())
+    other = as_installed(memrank.run(memrank.system("bm25"), memrank.evaluation("demo")))
+    attested.result_file.write_bytes(run_files(other.to_bytes()).result)
     with pytest.raises(SubjectDigestMismatch, match="changed or swapped"):
         verify(attested.envelope, store.trust)
 
@@ -309,7 +345,7 @@ def test_a_swapped_result_file_is_refused(store: Store, attested: Attested) -> N
 def test_a_statement_that_disagrees_with_its_result_is_refused(
     store: Store, attested: Attested
 ) -> None:
-    payload = edited(attested, lambda s: s["predicate"]["summary"][-1].update(why="all good"))
+    payload = edited(attested, lambda s: s["predicate"]["summary"][0].update(why="all good"))
     with pytest.raises(SubjectDigestMismatch, match="summary"):
         verify(store.forge(payload), store.trust)
 

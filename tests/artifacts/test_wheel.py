@@ -4,7 +4,9 @@ from this checkout is a development observation the verifier refuses."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -15,7 +17,7 @@ import pytest
 
 import memrank
 from memrank.artifacts import attest, verify
-from memrank.errors import DevelopmentObservation
+from memrank.errors import DevelopmentObservation, UncommittedBuild
 from memrank.provenance import Evidence, code_sha256
 from memrank.result import Install, Result
 
@@ -48,35 +50,53 @@ def _call(*args: str | Path, cwd: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def wheel_made_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, Path, str]:
-    """A demo run by memrank installed from its wheel: the result, where it ran, its hash."""
+def wheel_made_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Result, Path, str, str]:
+    """A demo run by memrank installed from its wheel: the result, where it ran, its code hash,
+    the wheel's sha256."""
     work = tmp_path_factory.mktemp("wheel")
     uv = _uv()
     _call(uv, "build", "--wheel", "--out-dir", work / "dist", REPOSITORY, cwd=work)
     (wheel,) = (work / "dist").glob("memrank-*.whl")
     _call(uv, "venv", "--python", sys.executable, work / "venv", cwd=work)
     python = work / "venv" / "bin" / "python"
-    _call(uv, "pip", "install", "--python", python, wheel, cwd=work)
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    # The #sha256 fragment is how the installation records which wheel it came from.
+    _call(uv, "pip", "install", "--python", python, f"memrank @ {wheel.as_uri()}#sha256={digest}",
+          cwd=work)  # fmt: skip
     printed = _call(python, "-c", RUN_THE_DEMO, work / "run.json", cwd=work).split()
-    return Result.load(work / "run.json"), Path(printed[0]), printed[1]
+    return Result.load(work / "run.json"), Path(printed[0]), printed[1], digest
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(REPOSITORY), *args], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_the_wheel_records_itself_as_a_wheel_with_the_checkouts_code_hash(
-    wheel_made_run: tuple[Result, Path, str],
+    wheel_made_run: tuple[Result, Path, str, str],
 ) -> None:
-    result, package_dir, wheel_hash = wheel_made_run
+    result, package_dir, wheel_hash, wheel_sha256 = wheel_made_run
     assert "site-packages" in package_dir.parts
     assert result.provenance is not None
     pipeline = result.provenance.pipeline
     assert pipeline.install is Install.WHEEL
-    assert (pipeline.git_commit, pipeline.dirty) == (None, None)
+    # The build recorded the tree it was made from: this checkout's commit and state.
+    assert pipeline.git_commit == _git("rev-parse", "HEAD").strip()
+    assert pipeline.dirty is bool(_git("status", "--porcelain").strip())
+    assert pipeline.wheel_sha256 == wheel_sha256
+    assert f"memrank=={memrank.__version__}" in pipeline.distributions
+    assert any(d.startswith("pydantic==") for d in pipeline.distributions)
+    assert pipeline.python == platform.python_version()
     # Same files, same hash: the installed wheel and this checkout of the same tree.
     assert pipeline.code_sha256 == wheel_hash == code_sha256(Path(memrank.__file__).parent)
     assert result.provenance.dataset_bundle == memrank.evaluation("demo").dataset_bundle()
 
 
 def test_the_wheel_run_verifies_and_the_checkout_run_is_refused(
-    wheel_made_run: tuple[Result, Path, str], tmp_path: Path, keys: Keys
+    wheel_made_run: tuple[Result, Path, str, str], tmp_path: Path, keys: Keys
 ) -> None:
     wheel_result = wheel_made_run[0]
     store = Store(tmp_path / "artifacts", keys)
@@ -86,9 +106,14 @@ def test_the_wheel_run_verifies_and_the_checkout_run_is_refused(
     attested = attest(
         wheel_result, "textual", "open-source", keys.release, artifacts=store.directory
     )
-    run = verify(attested.envelope, store.trust)
-    assert run.predicate.evidence is Evidence.REPRODUCIBLE and run.predicate.publishable
-    assert run.result == wheel_result
+    assert wheel_result.provenance is not None
+    if wheel_result.provenance.pipeline.dirty:  # a checkout being worked on: not publishable
+        with pytest.raises(UncommittedBuild):
+            verify(attested.envelope, store.trust)
+    else:  # a clean clone, as CI's
+        run = verify(attested.envelope, store.trust)
+        assert run.predicate.evidence is Evidence.REPRODUCIBLE and run.predicate.publishable
+        assert run.result == wheel_result
 
     checkout_result = memrank.run(memrank.system("word-overlap"), memrank.evaluation("demo"))
     checkout = attest(

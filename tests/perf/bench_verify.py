@@ -35,7 +35,7 @@ def wheel_run() -> Result:
     result = memrank.run(WordOverlap(), memrank.evaluation("demo"))
     assert result.provenance is not None
     pipeline = result.provenance.pipeline.model_copy(
-        update={"install": Install.WHEEL, "git_commit": None, "dirty": None}
+        update={"install": Install.WHEEL, "git_commit": "0" * 40, "dirty": False}
     )
     provenance = result.provenance.model_copy(update={"pipeline": pipeline})
     return result.model_copy(update={"provenance": provenance})
