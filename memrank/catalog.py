@@ -49,6 +49,13 @@ SYSTEMS: tuple[Entry, ...] = (
         "AML_AUTH (Token, Bearer, X-Api-Key) if it authenticates",
     ),
     Entry(
+        "active-memory-index",
+        "memrank.systems.http.active_memory_index:ActiveMemoryIndex",
+        "memory; ActiveMemoryIndex (MIT) over the Add/Search contract, in its no-LLM mode as "
+        "the board measured it (docs/publishing.md starts it)",
+        "network: a running ActiveMemoryIndex at --option base_url=URL (or AML_BASE_URL)",
+    ),
+    Entry(
         "full-context",
         "memrank.systems.controls:FullContext",
         "memory; control arm that recalls everything it was told as one unranked document",
@@ -228,7 +235,19 @@ def system(name: str, **options: Any) -> System:
     """The shipped system called ``name``, constructed with ``options``."""
     made = _call(_find(SYSTEMS, name, "system"), name, options)
     assert isinstance(made, System)
+    made.catalog_options = {key: _recorded(key, value) for key, value in sorted(options.items())}
     return made
+
+
+WITHHELD = "<withheld>"
+"""How an option that may hold a secret is recorded: a rerun must be given it again."""
+_SECRET_WORDS = ("key", "token", "secret", "password", "auth")
+
+
+def _recorded(key: str, value: Any) -> str:
+    if any(word in key.lower() for word in _SECRET_WORDS):
+        return WITHHELD
+    return value if isinstance(value, str) else str(value)
 
 
 def evaluation(name: str) -> Evaluation:

@@ -62,6 +62,9 @@ class SystemRecord(BaseModel):
     """The version the running system reported about itself; None when it did not say."""
     transport: str = "in-process"
     components: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, str] = Field(default_factory=dict)
+    """The catalog options it was made with, as ``--option KEY=VALUE`` text (a value that may
+    hold a secret as ``<withheld>``); empty when it was not made by catalog name."""
 
 
 class EvaluationRecord(BaseModel):

@@ -125,4 +125,5 @@ def _record_of(system: object, *, touched: bool) -> SystemRecord:
         declared_version=system.declared_version() if touched else None,
         transport=system.transport,
         components=system.components() if touched else {},
+        options=system.catalog_options,
     )

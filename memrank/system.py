@@ -154,6 +154,9 @@ class System:
     """The version of the engine underneath, when there is one."""
     transport: ClassVar[str] = "in-process"
     """How memrank reaches the system: in-process, or http for a running service."""
+    catalog_options: dict[str, str] = {}  # replaced per instance, never mutated
+    """The options ``memrank.system(name, ...)`` made this one with, as text (``--option``
+    takes them so); empty for a system made any other way. A rerun makes it again from them."""
 
     def declared_version(self) -> str | None:
         """The version the running system reports about itself, if it says."""

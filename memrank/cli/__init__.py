@@ -18,6 +18,7 @@ from memrank.cli.publish import (
     supersede_command,
     withdraw_command,
 )
+from memrank.cli.reproduce import reproduce_command
 from memrank.cli.run import run_command
 from memrank.cli.runs import kill_command, runs_group, submit_command, watch_command
 from memrank.cli.targets import targets_group
@@ -57,3 +58,4 @@ main.add_command(approve_command)
 main.add_command(withdraw_command)
 main.add_command(supersede_command)
 main.add_command(measure_command)
+main.add_command(reproduce_command)

@@ -38,7 +38,7 @@ __all__ = ["attest_command", "verify_command"]
     default=Path("artifacts"),
     show_default=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="The artifacts directory to write runs/ and scores/ into.",
+    help="The artifacts directory to write runs/, scores/ and timings/ into.",
 )
 @click.option(
     "--results-store",
@@ -58,8 +58,8 @@ def attest_command(
 ) -> None:
     """Sign the result file RESULT (from `memrank run --save`) into the artifacts directory.
 
-    Writes the envelope (runs/) and the scores file (scores/) into the artifacts directory
-    and places the result file in the results store.
+    Writes the envelope (runs/), the scores file (scores/) and the timings file (timings/)
+    into the artifacts directory and places the result file in the results store.
     """
     from memrank._files import check_writable
     from memrank.artifacts import attest, signing_key
@@ -84,6 +84,7 @@ def attest_command(
     click.echo(f"artifact:   {attested.artifact_id}")
     click.echo(f"envelope:   {attested.envelope}")
     click.echo(f"scores:     {attested.scores_file}")
+    click.echo(f"timings:    {attested.timings_file}")
     click.echo(f"result:     {attested.result_file}")
     click.echo(f"run:        {predicate.run_id}")
     publishable = "publishable" if predicate.publishable else "not publishable"
@@ -114,20 +115,31 @@ def attest_command(
     help="The results store for --deep: a directory, or an https:// URL with {sha256}. "
     "Default: results_store in [site] of each artifacts directory's board.toml.",
 )
+@click.option(
+    "--reproduce",
+    is_flag=True,
+    help="With --deep: regenerate each reproducible run's result file that is not at hand "
+    "by `memrank reproduce` (into this machine's results cache), then check it.",
+)
 def verify_command(
     paths: tuple[Path, ...],
     trust_file: Path | None,
     anchor: Path | None,
     deep: bool,
     store: str | None,
+    reproduce: bool,
 ) -> None:
     """Verify signed runs and report each one, ok or refused (with its error class).
 
     Each PATH is an artifacts directory (every runs/*.json in it) or an envelope file
     runs/<artifact-id>.json; the default is ./artifacts. A run whose result file is not in
     results/ verifies from its scores file, and its line says "result file not checked";
-    --deep requires every result file. Exits 6 when any is refused.
+    --deep requires every result file, looking in this machine's results cache and then the
+    results store; --reproduce regenerates the missing ones of reproducible runs first.
+    Exits 6 when any is refused.
     """
+    if reproduce and not deep:
+        raise UsageError("--reproduce regenerates result files for --deep; give both")
     from memrank.artifacts import (
         ResultsStore,
         TrustRoot,
@@ -150,6 +162,14 @@ def verify_command(
             return ResultsStore.parse(store, base=Path.cwd(), where="--store")
         return store_of_board(directory) if deep else None
 
+    if reproduce:
+        for path in paths or (Path("artifacts"),):
+            directory = path if path.is_dir() else path.parent.parent
+            _regenerate(
+                verify_all([path] if path.is_file() else sorted((path / "runs").glob("*.json")),
+                           trust_at(directory / "root.json")),
+                directory,
+            )  # fmt: skip
     verifications: list[Verification] = []
     loose: dict[Path, list[Path]] = {}
     for path in paths or (Path("artifacts"),):
@@ -192,3 +212,39 @@ def _report(verification: Verification) -> None:
     ]
     for _, line in sorted(lines):
         click.echo(line)
+
+
+def _regenerate(verification: Verification, directory: Path) -> None:
+    """Reproduce each verified, reproducible run whose result file is not at hand, so that the
+    deep check finds it in the results cache; a rerun that differs is reported and left for
+    the deep check to refuse."""
+    from memrank.artifacts import results_cache
+    from memrank.errors import MemrankError
+    from memrank.provenance import Evidence
+    from memrank.runs.reproduce import repository_of, reproduce
+
+    wanted = [
+        run
+        for run in verification.runs
+        if not run.result_checked
+        and run.predicate.evidence is Evidence.REPRODUCIBLE
+        and not (results_cache() / run.statement.result_subject.name.split("/")[1]).is_file()
+    ]
+    for position, run in enumerate(wanted, 1):
+        click.echo(
+            f"reproduce {position}/{len(wanted)}: {run.path.name[:16]}  {run.predicate.run_id}"
+        )
+        try:
+            done = reproduce(
+                run.path,
+                artifacts=directory,
+                repository=repository_of(directory),
+                progress=False,
+                say=lambda line: click.echo(f"  {line}"),
+            )
+        except MemrankError as exc:
+            click.echo(f"  could not reproduce: {exc.message}")
+            continue
+        click.echo(
+            "  byte-identical" if done.identical else "  differs: its result file stays missing"
+        )
