@@ -45,6 +45,8 @@ __all__ = ["Reproduction", "locate", "repository_of", "reproduce"]
 
 STEP_TIMEOUT_S = 6 * 3600
 """Any one step (a build, an install, a rerun): a full benchmark run of a slow system."""
+_RECIPE = "memrank reproduce environment, recipe 1"
+"""Part of each cached environment's key: a change to how environments are made renames them."""
 _HEX = re.compile(r"[0-9a-f]{8,64}")
 _RUN_PAGE = re.compile(r"runs/([0-9a-f]{8,64})(?:/|\.html|$)")
 
@@ -192,7 +194,13 @@ def _environment(pipeline: PipelineRecord, repository: Path, wheel: Path | None,
     if not pins:
         raise ReproduceRefused("the run records no installed distributions to recreate")
     recipe = "\n".join(
-        [pipeline.git_commit or "", pipeline.wheel_sha256 or "", pipeline.python or "", *pins]
+        [
+            _RECIPE,
+            pipeline.git_commit or "",
+            pipeline.wheel_sha256 or "",
+            pipeline.python or "",
+            *pins,
+        ]
     )
     if wheel is not None:
         recipe += "\n" + hashlib.sha256(wheel.read_bytes()).hexdigest()
@@ -212,8 +220,11 @@ def _environment(pipeline: PipelineRecord, repository: Path, wheel: Path | None,
         "making the environment (is that Python installed here?)",
         env=env,
     )
+    # Installed by a URL naming its sha256, as a publishing install is: the run records it.
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    requirement = f"memrank @ {wheel.resolve().as_uri()}#sha256={digest}"
     _step(
-        [uv, "pip", "install", "--quiet", "--no-deps", "--python", str(python), str(wheel), *pins],
+        [uv, "pip", "install", "--quiet", "--no-deps", "--python", str(python), requirement, *pins],
         "installing the recorded distributions (can each be had from the package index?)",
         env=env,
     )
@@ -350,7 +361,11 @@ def _differing(run: VerifiedRun, rerun: dict[str, object]) -> tuple[str, ...]:
         "evaluation": rerun.get("evaluation"),
         **(provenance if isinstance(provenance, dict) else {}),
     }
-    fields = [name for name, value in stated.items() if predicate.get(name, value) != value]
+    fields = [
+        name
+        for name, value in stated.items()
+        if name != "pipeline" and predicate.get(name, value) != value
+    ]
     pipeline = stated.get("pipeline")
     if isinstance(pipeline, dict):
         fields += [
@@ -358,4 +373,4 @@ def _differing(run: VerifiedRun, rerun: dict[str, object]) -> tuple[str, ...]:
             for key, value in pipeline.items()
             if predicate["pipeline"].get(key) != value
         ]
-    return tuple(dict.fromkeys(fields))
+    return tuple(fields)
