@@ -109,8 +109,8 @@ def _report(done: Reproduction, *, show_tasks: bool) -> None:
     click.echo(f"scores:     signed {statement.scores_subject.digest.sha256[:16]}..., "
                f"rerun {done.rerun.scores_sha256[:16]}...")  # fmt: skip
     if done.identical:
-        kind = "re-measured, and" if done.endpoint else ""
-        click.echo(f"verdict:    {kind} byte-identical".replace("  ", " "))
+        kind = "re-measured, and byte-identical" if done.endpoint else "byte-identical"
+        click.echo(f"verdict:    {kind}")
         return
     if done.endpoint:
         click.echo("note:       an endpoint can only be re-measured, not reproduced")
