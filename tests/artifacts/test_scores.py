@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -16,112 +15,11 @@ from memrank.artifacts import Scores, read_scores, run_files, scores_of
 from memrank.errors import NonCanonicalPayload, ResultFileError, ScoresMalformed
 from memrank.systems import WordOverlap
 
-# -- the second implementation: standard library only, from the spec's words -----------------
+from .second_verifier_files import ABSENT
+from .second_verifier_files import scores_of as independent_scores
 
-ABSENT = "the result file holds no value of this measure for this task"
-
-
-def es_number(x: float | int) -> str:
-    """ECMAScript Number::toString, which RFC 8785 prints numbers with."""
-    if isinstance(x, int):
-        return str(x)
-    if x == 0:
-        return "0"
-    if x < 0:
-        return "-" + es_number(-x)
-    mantissa, _, exp = repr(x).replace("e+", "e").partition("e")
-    whole, _, frac = mantissa.partition(".")
-    digits = (whole + frac).lstrip("0")
-    # n: the position of the decimal point relative to the digits (ECMAScript's n).
-    n = (
-        len(whole) + int(exp or 0)
-        if whole != "0"
-        else int(exp or 0) - (len(frac) - len(frac.lstrip("0")))
-    )
-    digits = digits.rstrip("0") or "0"
-    k = len(digits)
-    if k <= n <= 21:
-        return digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return "0." + "0" * -n + digits
-    e = n - 1
-    sign = "+" if e >= 0 else "-"
-    head = digits[0] + ("." + digits[1:] if k > 1 else "")
-    return f"{head}e{sign}{abs(e)}"
-
-
-def jcs(value: Any) -> str:
-    """RFC 8785: no whitespace, keys sorted by UTF-16 code units, minimal string escapes."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, (int, float)):
-        assert not isinstance(value, float) or math.isfinite(value)
-        return es_number(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ",".join(jcs(item) for item in value) + "]"
-    keys = sorted(value, key=lambda key: key.encode("utf-16-be"))
-    return "{" + ",".join(f"{jcs(key)}:{jcs(value[key])}" for key in keys) + "}"
-
-
-def independent_scores(result_bytes: bytes) -> bytes:
-    result = json.loads(result_bytes)
-    order: dict[str, int] = {}
-    tasks: dict[str, list[Any]] = {"id": [], "group": [], "category": []}
-    for trace in result["traces"]:
-        task = trace["task"]
-        if task["id"] not in order:
-            order[task["id"]] = len(order)
-            for field, key in (("id", "id"), ("group", "group"), ("category", "category")):
-                tasks[field].append(task[key])
-    n = len(order)
-    measures: dict[str, dict[str, Any]] = {}
-    for value in result["values"]:
-        if value["task_id"] is None:
-            continue
-        column = measures.setdefault(
-            value["measure"],
-            {
-                "decider": value["decider"],
-                "values": [None] * n,
-                "whys": [ABSENT] * n,
-                "count": [None] * n,
-                "total": [None] * n,
-            },
-        )
-        at = order[value["task_id"]]
-        column["values"][at] = value["value"]
-        column["whys"][at] = value["why"] if value["value"] is None else None
-        column["count"][at] = value["count"]
-        column["total"][at] = value["total"]
-    for column in measures.values():
-        groups: dict[str, list[int]] = {}
-        for at, why in enumerate(column.pop("whys")):
-            if why is not None:
-                groups.setdefault(why, []).append(at)
-        column["why"] = [[why, at] for why, at in groups.items()]
-        if all(count is None for count in column["count"]):
-            column["count"] = column["total"] = None
-    document = {
-        "schema": "memrank.scores/v1",
-        "result_sha256": hashlib.sha256(result_bytes).hexdigest(),
-        "result_size": len(result_bytes),
-        "evaluation": {
-            "name": result["evaluation"]["name"],
-            "version": result["evaluation"]["version"],
-        },
-        "tasks": tasks,
-        "measures": measures,
-    }
-    return jcs(document).encode()
-
+# The second implementation, standard library only, from the spec's words, lives with the
+# second verifier: second_verifier_files.scores_of.
 
 # -- results to derive from ------------------------------------------------------------------
 
