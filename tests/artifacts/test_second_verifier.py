@@ -107,6 +107,19 @@ def _edit_predicate(edit: Callable[[dict[str, Any]], None]) -> Callable[[Store, 
     return tamper
 
 
+def _payload(attested: Attested, *, unlink: bool = False) -> bytes:
+    payload = base64.b64decode(_envelope(attested)["payload"])
+    if unlink:
+        attested.envelope.unlink()
+    return payload
+
+
+def _unsafe_subject(store: Store, attested: Attested) -> None:
+    statement = _statement(attested)
+    statement["subject"][0]["name"] = "../scores/x.json"
+    _forge(store, attested, canonical_bytes(statement))
+
+
 def _non_canonical(store: Store, attested: Attested) -> None:
     _forge(store, attested, json.dumps(_statement(attested), indent=1).encode())
 
@@ -166,6 +179,55 @@ TAMPERS: dict[str, tuple[Callable[[Store, Attested], None], str]] = {
         "SubjectDigestMismatch",
     ),
     "signed scores not the result's": (_signed_scores_edit, "ScoresDiffer"),
+    "an extra envelope key": (
+        lambda s, a: a.envelope.write_text(json.dumps({**_envelope(a), "x": 1})),
+        "MalformedEnvelope",
+    ),
+    "an oversize envelope": (
+        lambda s, a: a.envelope.write_bytes(a.envelope.read_bytes() + b" " * (1 << 20)),
+        "OversizeFile",
+    ),
+    "another payload type": (
+        lambda s, a: s.forge(_payload(a, unlink=True), payload_type="text/plain"),
+        "WrongPayloadType",
+    ),
+    "a renamed envelope": (
+        lambda s, a: a.envelope.rename(a.envelope.with_name("0" * 64 + ".json")),
+        "ArtifactNameMismatch",
+    ),
+    "an unsafe subject name": (_unsafe_subject, "UnsafeSubjectPath"),
+    "a development observation": (
+        _edit_predicate(
+            lambda p: (
+                p["pipeline"].update(install="editable"),
+                p.update(evidence="development_observation", publishable=False),
+            )
+        ),
+        "DevelopmentObservation",
+    ),
+    "a slice": (
+        _edit_predicate(lambda p: (p["evaluation"].update(slice="x"), p.update(publishable=False))),
+        "SliceNotPublishable",
+    ),
+    "an unknown track": (_edit_predicate(lambda p: p.update(track="coding")), "UnknownTrack"),
+    "an unpinned pipeline": (
+        _edit_predicate(lambda p: p["pipeline"].update(code_sha256="0" * 64)),
+        "UnpinnedPipeline",
+    ),
+    "an unpinned dataset": (
+        _edit_predicate(lambda p: p["dataset_bundle"].update(sha256="0" * 64)),
+        "UnpinnedDataset",
+    ),
+    "other question counts": (
+        _edit_predicate(lambda p: p["dataset_bundle"]["question_counts"].update(x=1)),
+        "QuestionCountsDiffer",
+    ),
+    "no failure-rate": (
+        _edit_predicate(
+            lambda p: p.update(summary=[v for v in p["summary"] if v["measure"] != "failure-rate"])
+        ),
+        "TasksFailed",
+    ),
 }
 
 
