@@ -17,7 +17,14 @@ from memrank.artifacts._keys import (
     public_hex,
     signing_key,
 )
-from memrank.artifacts._results_store import ResultsStore, results_cache, store_of_board
+from memrank.artifacts._locate import envelope_naming, locate
+from memrank.artifacts._results_store import (
+    ResultsStore,
+    held_by_store,
+    record_stored,
+    results_cache,
+    store_of_board,
+)
 from memrank.artifacts._root import (
     DatasetBaseline,
     KeyStatus,
@@ -27,6 +34,7 @@ from memrank.artifacts._root import (
     TrackPolicy,
     TrustedKey,
 )
+from memrank.artifacts._scored import result_of_scores, signed_result
 from memrank.artifacts._scores import (
     SCORES_SCHEMA,
     ScoreColumn,
@@ -87,23 +95,29 @@ __all__ = [
     "Verification",
     "attest",
     "canonical_bytes",
+    "envelope_naming",
     "generate_key_files",
+    "held_by_store",
     "join",
     "keyid_of",
     "load_private_key",
     "load_public_key",
     "load_trust",
+    "locate",
     "open_envelope",
     "pae",
     "parse_canonical",
     "public_hex",
     "read_root",
     "read_scores",
+    "record_stored",
+    "result_of_scores",
     "results_cache",
     "run_files",
     "scores_of",
     "seal",
     "sign_root",
+    "signed_result",
     "signing_key",
     "store_of_board",
     "verify",

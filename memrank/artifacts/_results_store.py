@@ -10,14 +10,17 @@ hands back only bytes whose sha256 is the signed one.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import tomllib
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
+import orjson
 
 from memrank._cachedir import memrank_cache_dir
 from memrank._files import write_atomic
@@ -31,9 +34,12 @@ from memrank.errors import (
 
 __all__ = [
     "FETCH_DEADLINE_S",
+    "STORE_MANIFEST",
     "ResultsStore",
+    "held_by_store",
     "place_result",
     "read_kept",
+    "record_stored",
     "results_cache",
     "store_of_board",
 ]
@@ -44,6 +50,34 @@ _CONNECT_S = 10.0
 _READ_S = 30.0
 _CHUNK = 1 << 16
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+STORE_MANIFEST = "results-store.json"
+"""In an artifacts directory: the digests of the result files uploaded to the results store."""
+
+
+def held_by_store(artifacts: Path) -> frozenset[str]:
+    """The digests ``artifacts/results-store.json`` says the results store holds (none when it
+    is absent). A board links a result file there only when it is listed."""
+    path = artifacts / STORE_MANIFEST
+    if not path.is_file():
+        return frozenset()
+    try:
+        digests = orjson.loads(path.read_bytes())["digests"]
+        if not all(isinstance(d, str) and _DIGEST.fullmatch(d) for d in digests):
+            raise TypeError("a digest is not 64 lowercase hex digits")
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+        raise BoardConfigError(
+            f'{path}: not {{"digests": ["<sha256>", ...]}} ({exc}); the publishing step keeps it'
+        ) from None
+    return frozenset(digests)
+
+
+def record_stored(artifacts: Path, digests: Iterable[str]) -> None:
+    """Add ``digests`` to ``artifacts/results-store.json``: result files now uploaded."""
+    held = held_by_store(artifacts) | frozenset(digests)
+    write_atomic(artifacts / STORE_MANIFEST, orjson.dumps({"digests": sorted(held)}) + b"\n")
 
 
 def results_cache() -> Path:

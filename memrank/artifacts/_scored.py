@@ -8,14 +8,18 @@ made here holds no recall, no answer and no clock: only what a reading reads.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memrank.artifacts._scores import Scores
 from memrank.artifacts._statement import RunPredicate
+from memrank.artifacts._trust import load_trust
+from memrank.artifacts._verify import verify
 from memrank.evaluation import Task
 from memrank.measure import Decider, Value
 from memrank.result import Result
 from memrank.trace import Trace
 
-__all__ = ["NOT_IN_SCORES", "result_of_scores"]
+__all__ = ["NOT_IN_SCORES", "result_of_scores", "signed_result"]
 
 NOT_IN_SCORES = "(a scores file holds no prompt)"
 
@@ -59,3 +63,10 @@ def result_of_scores(scores: Scores, predicate: RunPredicate) -> Result:
         started=started,
         finished=finished,
     )
+
+
+def signed_result(envelope: Path) -> Result:
+    """The run in ``runs/<artifact-id>.json``, verified against its artifacts directory's
+    trust root, read from its statement and scores file (``result_of_scores``)."""
+    run = verify(envelope, load_trust(envelope.parent.parent / "root.json"))
+    return result_of_scores(run.scores, run.predicate)

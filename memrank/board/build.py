@@ -40,9 +40,11 @@ def build_board(
     identities: Mapping[str, Identity] | None = None,
     memo: Memo = NO_MEMO,
     roots: Sequence[Root] = (),
+    stored: frozenset[str] = frozenset(),
 ) -> Board:
     """The Board for ``runs`` (already verified) as ``config`` lays it out; ``memo`` may hold
-    each column's all-pairs matrices from an earlier build."""
+    each column's all-pairs matrices from an earlier build; ``stored`` lists the result files
+    the results store is known to hold (only those are linked)."""
     identities = identities or {}
     runs = sorted(runs, key=lambda run: run.artifact_id)
     superseded = {
@@ -76,6 +78,7 @@ def build_board(
                 superseded.get(run.artifact_id),
                 shown.get(run.artifact_id),
                 config.site.results_store,
+                stored,
             )
             for run in runs
         ),

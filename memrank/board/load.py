@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrank.artifacts import Root, Verification, load_trust, verify_directory
+from memrank.artifacts import Root, Verification, held_by_store, load_trust, verify_directory
 from memrank.board.config import BoardConfig
 from memrank.board.config import load as load_config
 from memrank.board.identity import SYSTEMS_TOML, load_identities
@@ -33,6 +33,8 @@ class Loaded:
     verification: Verification
     identities: dict[str, Identity]
     """artifacts/systems.toml: who each system is, by signed name."""
+    stored: frozenset[str]
+    """artifacts/results-store.json: the result files the results store is known to hold."""
 
 
 def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
@@ -54,4 +56,5 @@ def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
         roots=trust.chain,
         verification=verification,
         identities=load_identities(artifacts / SYSTEMS_TOML),
+        stored=held_by_store(artifacts),
     )

@@ -233,7 +233,11 @@ class RunPage(BaseModel):
     result_sha256: str
     result_url: str | None
     """The result file in the results store (board.toml's ``results_store``), by digest;
-    never copied into the site. None when the board names no store."""
+    never copied into the site. None unless the store is on the web and its manifest
+    (artifacts/results-store.json) lists the file: no link to a file nobody can fetch."""
+    result_in_git: bool = False
+    """The result file is kept in the repository's artifacts/results/ (small, or an endpoint
+    observation's, compressed)."""
     supersedes: str | None
     """The run page of the artifact this one corrects."""
     superseded_by: str | None

@@ -28,11 +28,14 @@ def run_page(
     superseded_by: str | None,
     shown: Shown | None,
     results_store: str | None,
+    stored: frozenset[str] = frozenset(),
 ) -> RunPage:
-    """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any, and
-    ``shown`` what the table says of it."""
+    """The page of ``run``; ``superseded_by`` is the artifact id that corrects it, if any,
+    ``shown`` what the table says of it, ``stored`` the result files the store is known to
+    hold (the page links its result file only when it is one of them)."""
     supersedes = run.predicate.supersedes
     sha256 = run.statement.result_subject.digest.sha256
+    result_url = _store_url(results_store, sha256) if sha256 in stored else None
     return RunPage(
         artifact_id=run.artifact_id,
         path=urls.run(run.artifact_id),
@@ -48,7 +51,8 @@ def run_page(
         undecided=shown.undecided if shown else undecided_of(run),
         envelope_path=urls.envelope(run.artifact_id),
         result_sha256=sha256,
-        result_url=_store_url(results_store, sha256),
+        result_url=result_url,
+        result_in_git=run.result_path is not None,
         supersedes=urls.run(supersedes) if supersedes else None,
         superseded_by=urls.run(superseded_by) if superseded_by else None,
         comparisons=shown.comparisons if shown else (),
@@ -60,7 +64,8 @@ def run_page(
             *run.keyids,
             identity.model_dump_json() if identity else "",
             shown.source if shown else "",
-            results_store or "",
+            result_url or "",
+            str(run.result_path is not None),
             superseded_by or "",
         ),
     )

@@ -67,6 +67,7 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
             loaded.identities,
             memo,
             roots=loaded.roots,
+            stored=loaded.stored,
         )
         tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
     memo.prune()

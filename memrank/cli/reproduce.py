@@ -24,6 +24,12 @@ __all__ = ["reproduce_command"]
     help="The artifacts directory holding the run (its root.json verifies it).",
 )
 @click.option(
+    "--repository",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The git repository whose commits rebuild the run. Default: the one holding "
+    "--artifacts, else the working directory.",
+)
+@click.option(
     "--wheel",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Install this wheel instead of building the recorded commit's.",
@@ -53,6 +59,7 @@ __all__ = ["reproduce_command"]
 def reproduce_command(
     target: str,
     directory: Path,
+    repository: Path | None,
     wheel: Path | None,
     options: tuple[str, ...],
     keep: Path | None,
@@ -80,7 +87,7 @@ def reproduce_command(
     done = reproduce(
         envelope,
         artifacts=directory,
-        repository=repository_of(directory),
+        repository=repository or repository_of(directory),
         wheel=wheel,
         options=options,
         keep=keep,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -31,24 +30,22 @@ from memrank.artifacts import (
     VerifiedRun,
     load_trust,
     read_scores,
+    result_of_scores,
     results_cache,
     verify,
 )
-from memrank.artifacts._scored import result_of_scores
 from memrank.artifacts._statement import RunPredicate
 from memrank.catalog import WITHHELD
-from memrank.errors import ReproduceRefused, UsageError
+from memrank.errors import ReproduceRefused
 from memrank.paired import Paired, paired
 from memrank.result import EvaluationRecord, PipelineRecord, SystemRecord
 
-__all__ = ["Reproduction", "locate", "repository_of", "reproduce"]
+__all__ = ["Reproduction", "repository_of", "reproduce"]
 
 STEP_TIMEOUT_S = 6 * 3600
 """Any one step (a build, an install, a rerun): a full benchmark run of a slow system."""
 _RECIPE = "memrank reproduce environment, recipe 1"
 """Part of each cached environment's key: a change to how environments are made renames them."""
-_HEX = re.compile(r"[0-9a-f]{8,64}")
-_RUN_PAGE = re.compile(r"runs/([0-9a-f]{8,64})(?:/|\.html|$)")
 
 
 @dataclass(frozen=True)
@@ -71,29 +68,6 @@ class Reproduction:
 
 
 Say = Callable[[str], None]
-
-
-def locate(target: str, artifacts: Path) -> Path:
-    """The envelope ``target`` names: an envelope file, an artifact id (or a unique prefix of at
-    least 8 hex digits), or the address of its run page on a board."""
-    path = Path(target)
-    if path.is_file():
-        return path
-    page = _RUN_PAGE.search(target)
-    prefix = page.group(1) if page else target.lower()
-    if not _HEX.fullmatch(prefix):
-        raise UsageError(
-            f"RUN {target!r} is neither an envelope file, an artifact id nor a run page's "
-            "address; give one of them (memrank verify lists the artifact ids)"
-        )
-    found = sorted((artifacts / "runs").glob(f"{prefix}*.json"))
-    if len(found) != 1:
-        what = "no artifact" if not found else f"{len(found)} artifacts"
-        raise UsageError(
-            f"RUN {target!r}: {what} in {artifacts / 'runs'} start with {prefix}; give more of "
-            "the artifact id, or --artifacts where the run is"
-        )
-    return found[0]
 
 
 def repository_of(directory: Path) -> Path:
