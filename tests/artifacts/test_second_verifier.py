@@ -5,6 +5,7 @@ the class memrank's verifier names, and splits a run file into memrank's bytes."
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 from collections.abc import Callable
@@ -236,6 +237,20 @@ def test_a_signed_run_verifies_with_both(store: Store, attested: Attested) -> No
     assert {i: v.refusal for i, v in verdicts.items()} == {attested.artifact_id: None}
     assert verdicts[attested.artifact_id].result_checked
     assert memrank_verdicts(store.directory) == {attested.artifact_id: "ok"}
+
+
+def test_a_compressed_result_file_is_read_and_checked(store: Store, attested: Attested) -> None:
+    packed = attested.result_file.with_name(attested.result_file.name + ".gz")
+    packed.write_bytes(gzip.compress(attested.result_file.read_bytes()))
+    attested.result_file.unlink()
+    verdict = second.verify_directory(store.directory)[attested.artifact_id]
+    assert verdict.ok and verdict.result_checked
+    packed.write_bytes(gzip.compress(b"{}"))
+    verdict = second.verify_directory(store.directory)[attested.artifact_id]
+    assert memrank_verdicts(store.directory) == {attested.artifact_id: verdict.refusal}
+    assert verdict.refusal == "SubjectDigestMismatch"
+    packed.write_bytes(b"not gzip")
+    assert second_verdicts(store.directory) == memrank_verdicts(store.directory)
 
 
 @pytest.mark.parametrize("name", list(TAMPERS))
