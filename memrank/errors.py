@@ -20,6 +20,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   └── ContractError                     a response off the contract or API it answers
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
     ├── TasksFailedInRun            (exit 7)  `memrank run` finished, printed and saved, but tasks failed
+    ├── JudgeFailed                 (exit 8)  the judge failed every call it made (the result printed)
     ├── DatasetError                (exit 1)  an evaluation's material cannot be used
     │   ├── DatasetMissing                    a file is not there and could not be downloaded
     │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
@@ -98,6 +99,7 @@ __all__ = [
     "EndpointError",
     "EvidenceNotAccepted",
     "Interrupted",
+    "JudgeFailed",
     "KeyFileError",
     "KeyOutsideWindow",
     "MalformedEnvelope",
@@ -455,3 +457,10 @@ class TasksFailedInRun(MemrankError):
     """``memrank run`` finished (the result printed, and saved when asked) but tasks failed."""
 
     exit_code = 7
+
+
+class JudgeFailed(MemrankError):
+    """The judge failed every call (``run`` or ``measure``): nothing was judged, though the
+    result was printed (and saved when asked); the message quotes the first failure."""
+
+    exit_code = 8

@@ -18,7 +18,7 @@ from memrank.answer.tokens import count_tokens
 from memrank.evaluation import Task
 from memrank.measure import Value
 from memrank.systems.models import ChatModel, cost_usd
-from memrank.trace import Trace
+from memrank.trace import Step, Trace
 
 __all__ = ["Estimate", "estimate", "spent"]
 
@@ -84,6 +84,12 @@ def spent(traces: Sequence[Trace], values: Sequence[Value]) -> str:
         else f"${sum(c or 0.0 for c in costs):.4f}"
     )
     lines = []
+    failed = [t.error for t in traces if t.error is not None and t.error.step == Step.ANSWER]
+    if failed and not answers:
+        lines.append(
+            f"answers:    all {len(failed)} answer call(s) failed, so nothing was answered; "
+            f"first failure: {failed[0].message}"
+        )
     if answers:
         lines.append(
             f"spent:      {len(answers)} answer(s), {len(answers) - len(fresh)} from the cache; "

@@ -33,7 +33,7 @@ from memrank.evaluation import Task
 from memrank.system import Document, text_of
 from memrank.systems.models import CallParams, Message
 
-__all__ = ["PROTOCOLS", "JudgeStep", "Protocol", "protocol"]
+__all__ = ["PROTOCOLS", "JudgeStep", "Protocol", "Rendered", "protocol"]
 
 Role = Literal["system", "user"]
 
@@ -54,6 +54,18 @@ class JudgeStep:
 
 
 @dataclass(frozen=True)
+class Rendered:
+    """One answer request as it will be sent, and the part of it the budget counts."""
+
+    prompt: Prompt
+    messages: list[Message]
+    context: str
+    """The rendered span that carries the recalled documents, layout and names included:
+    from the first context slot's value to the last one's, exactly as it appears in the
+    message (what the token budget bounds)."""
+
+
+@dataclass(frozen=True)
 class Protocol:
     """One way of turning recalled documents into an answer and the answer into a score."""
 
@@ -64,10 +76,11 @@ class Protocol:
     answer_params: CallParams
     answer_model: str
     """The answer model the source used (or memrank's default where it is private)."""
-    unit: Callable[[Document], str]
-    """One document as the context shows it: what the token budget counts."""
     slots: Callable[[Task, Sequence[Document], Prompt], dict[str, str]]
     """The answer prompt's slot values from the task and the documents kept."""
+    context: tuple[str, ...]
+    """The slots that carry recalled material (memories, speaker names, history): the
+    rendered span from the first to the last of them is what the token budget counts."""
     judge: JudgeStep | None
     rules: tuple[str, ...]
     """Rule measures: ``answer-f1``, ``bleu-1`` (Mem0's), ``locomo-f1``."""
@@ -101,11 +114,13 @@ class Protocol:
         }
         return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
-    def answer_messages(self, task: Task, kept: Sequence[Document]) -> tuple[Prompt, list[Message]]:
-        """The answer prompt and the exact messages sent for one task."""
+    def render(self, task: Task, kept: Sequence[Document]) -> Rendered:
+        """The answer prompt, the exact messages sent for one task, and their context span."""
         template = prompt(self.answer_prompt)
-        text = template.render(**self.slots(task, kept, template))
-        return template, [Message(role=self.answer_role, content=text)]
+        text, spans = template.render_spans(**self.slots(task, kept, template))
+        placed = [spans[name] for name in self.context if name in spans]
+        context = text[min(s for s, _ in placed) : max(e for _, e in placed)] if placed else ""
+        return Rendered(template, [Message(role=self.answer_role, content=text)], context)
 
     def judge_messages(self, task: Task, gold: str, answer: str) -> tuple[Prompt, list[Message]]:
         """The judge prompt and the exact messages sent for one answer."""
@@ -134,29 +149,49 @@ def _moment(document: Document) -> float:
     return document.timestamp.timestamp() if document.timestamp else float("-inf")
 
 
+def _locomo_time(moment: datetime | None) -> str:
+    """LoCoMo's own session time, as Mem0 stored it with every memory: ``1:56 pm on 8 May, 2023``."""
+    if moment is None:
+        return "undated"
+    hour = moment.hour % 12 or 12
+    noon = "am" if moment.hour < 12 else "pm"
+    return f"{hour}:{moment.minute:02d} {noon} on {moment.day} {moment:%B}, {moment.year}"
+
+
 def _speaker(document: Document) -> str:
     return str(document.metadata.get("speaker") or document.user_id or "user")
 
 
-def _by_speaker(kept: Sequence[Document]) -> tuple[str, list[Document], str, list[Document]]:
-    """The first speaker and their documents, then everyone else's (LoCoMo has two)."""
-    first = _speaker(kept[0]) if kept else "user"
-    others = sorted({_speaker(d) for d in kept} - {first})
+def _two_speakers(
+    task: Task, kept: Sequence[Document]
+) -> tuple[str, list[Document], str, list[Document]]:
+    """Speaker A and their memories, then speaker B and theirs, as Mem0 searches each
+    speaker apart and always lists speaker A first; rank order within each speaker.
+
+    The task names its speakers (``metadata["speakers"]``, LoCoMo's speaker_a and speaker_b);
+    for material that does not, the speakers in order of first appearance stand in."""
+    named = task.metadata.get("speakers")
+    if isinstance(named, (list, tuple)) and len(named) == 2:
+        first, second = str(named[0]), str(named[1])
+    else:
+        seen = list(dict.fromkeys(_speaker(d) for d in kept))
+        first = seen[0] if seen else "user"
+        second = ", ".join(seen[1:])
     return (
         first,
         [d for d in kept if _speaker(d) == first],
-        ", ".join(others),
+        second,
         [d for d in kept if _speaker(d) != first],
     )
 
 
 def _mem0_unit(document: Document) -> str:
-    return f"{_when(document)}: {document.text}"
+    return f"{_locomo_time(document.timestamp)}: {document.text}"
 
 
 def _mem0_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
     # Mem0 renders each speaker's memories as json.dumps(list, indent=4) (ASCII-escaped).
-    name_1, docs_1, name_2, docs_2 = _by_speaker(kept)
+    name_1, docs_1, name_2, docs_2 = _two_speakers(task, kept)
     return {
         "speaker_1_user_id": name_1,
         "speaker_1_memories": json.dumps([_mem0_unit(d) for d in docs_1], indent=4),
@@ -181,27 +216,23 @@ def _lme_turn(document: Document) -> dict[str, str]:
     return {"role": str(document.metadata.get("role", "user")), "content": document.text}
 
 
-def _lme_unit(document: Document) -> str:
-    return json.dumps(_lme_turn(document))
-
-
 def _lme_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
     # LongMemEval's history: sessions sorted by date, each '\n### Session {i}:\nSession Date:
-    # {date}\nSession Content:\n{json.dumps(turns)}\n'; here the turns kept by the budget.
+    # {date}\nSession Content:\n' + '\n' + json.dumps(turns) + '\n'; here the turns kept.
     sessions: dict[str, list[Document]] = {}
     for document in kept:
         sessions.setdefault(str(document.metadata.get("session_id", "")), []).append(document)
     ordered = sorted(sessions.values(), key=lambda turns: _moment(turns[0]))
     history = "".join(
         f"\n### Session {i}:\nSession Date: {_lme_date(turns[0].timestamp)}\nSession Content:\n"
-        f"{json.dumps([_lme_turn(d) for d in turns])}\n"
+        f"\n{json.dumps([_lme_turn(d) for d in turns])}\n"
         for i, turns in enumerate(ordered, start=1)
     )
     return {"history": history, "date": _lme_date(task.asked_at), "question": text_of(task.prompt)}
 
 
 def _aml_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
-    name_1, docs_1, name_2, docs_2 = _by_speaker(kept)
+    name_1, docs_1, name_2, docs_2 = _two_speakers(task, kept)
     return {
         "speaker_1_name": name_1,
         "speaker_1_memories": "\n".join(d.text for d in docs_1),
@@ -250,8 +281,13 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="system",
             answer_params=CallParams(temperature=0.0),
             answer_model=_MINI,
-            unit=_mem0_unit,
             slots=_mem0_slots,
+            context=(
+                "speaker_1_user_id",
+                "speaker_1_memories",
+                "speaker_2_user_id",
+                "speaker_2_memories",
+            ),
             judge=JudgeStep(
                 prompt_of=lambda task: "mem0-judge",
                 params=CallParams(temperature=0.0, json_object=True),
@@ -269,8 +305,8 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="user",
             answer_params=CallParams(temperature=0.0, max_tokens=32),
             answer_model=_MINI,
-            unit=_locomo_unit,
             slots=_locomo_slots,
+            context=("context",),
             judge=None,
             rules=("locomo-f1",),
         ),
@@ -281,8 +317,8 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="user",
             answer_params=CallParams(temperature=0.0, max_tokens=500),
             answer_model=_MINI,
-            unit=_lme_unit,
             slots=_lme_slots,
+            context=("history",),
             judge=JudgeStep(
                 prompt_of=_lme_judge_prompt,
                 params=CallParams(temperature=0.0, max_tokens=10),
@@ -299,8 +335,13 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="user",
             answer_params=CallParams(temperature=0.0),
             answer_model=_MINI,
-            unit=lambda document: document.text,
             slots=_aml_slots,
+            context=(
+                "speaker_1_name",
+                "speaker_1_memories",
+                "speaker_2_name",
+                "speaker_2_memories",
+            ),
             judge=JudgeStep(
                 prompt_of=lambda task: "aml-judge",
                 params=CallParams(temperature=0.0, max_tokens=1024),

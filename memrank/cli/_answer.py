@@ -10,19 +10,28 @@ without one says so in its result, with the reason.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memrank.errors import UsageError
+from memrank.errors import JudgeFailed, UsageError
 from memrank.evaluation import Evaluation
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
+    from memrank.measure import Measure
 
-__all__ = ["JUDGE_VARIABLE", "AnswerOptions", "answer_options", "judge_spec", "plan"]
+__all__ = [
+    "JUDGE_VARIABLE",
+    "AnswerOptions",
+    "answer_options",
+    "check_judged",
+    "judge_spec",
+    "plan",
+    "seed_option",
+]
 
 JUDGE_VARIABLE = "MEMRANK_JUDGE"
 _DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval"}
@@ -39,7 +48,16 @@ class AnswerOptions:
     answer_model: str | None
     token_budget: int | None
     passes: int
+    seed: int | None
     no_cache: bool
+
+
+seed_option = click.option(
+    "--seed",
+    type=int,
+    help="Seed for every answer and judge call: sent where the API takes one (OpenAI and "
+    "compatible endpoints; not Anthropic's), recorded always.",
+)
 
 
 def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -77,6 +95,7 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.IntRange(min=1),
             help="Judge passes per answer; above 1 the spread over passes is reported.",
         ),
+        seed_option,
         click.option(
             "--no-cache", is_flag=True, help="Do not read or write the model response cache."
         ),
@@ -124,6 +143,7 @@ def plan(
             budget_tokens=_budget_tokens(options, evaluation),
             judge=model_from_spec(judge, cache=cache) if judge and chosen.judge else None,
             passes=options.passes,
+            seed=options.seed,
         )
     if evaluation.name in _JUDGED_BY_DEFAULT and (stage is None or stage.judge is None):
         reason = _not_judged(options, stage)
@@ -154,3 +174,16 @@ def _not_judged(options: AnswerOptions, stage: AnswerStage | None) -> str:
         f"no judge configured (give --judge or set {JUDGE_VARIABLE}); quality here is "
         "the retrieval measures only"
     )
+
+
+def check_judged(measures: Sequence[Measure]) -> None:
+    """Raise JudgeFailed when a judge among ``measures`` was asked and failed every call."""
+    from memrank.answer import Judge
+
+    for judge in (m for m in measures if isinstance(m, Judge)):
+        account = judge.account
+        if account.failures and not account.calls:
+            raise JudgeFailed(
+                f"the judge {judge.judge.spec} failed all {account.failures} call(s), so nothing "
+                f"was judged; first failure: {account.first_failure}"
+            )

@@ -12,17 +12,12 @@ import pytest
 from memrank.answer import PROTOCOLS, TOKENIZER_SHA256, count_tokens, pins, prompt, protocol
 from memrank.answer.prompts import PROMPTS_DIR_VARIABLE
 from memrank.errors import DatasetMismatch, UsageError
+from tests.answer.upstream import UPSTREAM_PROMPTS, constant, sources
 
 SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "answer-and-judge.md"
-# The fenced texts of the reference document, by order of appearance, that memrank pins.
+# The fenced texts of the reference document, by order of appearance, pinned for AML (whose
+# repository could not be read); every other pin is checked against upstream's own files.
 _SPEC_BLOCKS = {
-    0: "mem0-answer",
-    1: "mem0-judge",
-    3: "longmemeval-judge-default",
-    4: "longmemeval-judge-temporal-reasoning",
-    5: "longmemeval-judge-knowledge-update",
-    6: "longmemeval-judge-single-session-preference",
-    7: "longmemeval-judge-abstention",
     10: "aml-answer",
     11: "aml-judge",
 }
@@ -44,8 +39,25 @@ def test_every_shipped_prompt_matches_its_pin() -> None:
         assert all(p in text for p in pin.placeholders), pin.id
 
 
-def test_pins_are_the_published_texts_byte_for_byte() -> None:
-    for name, text in _spec_texts().items():
+def test_every_shipped_source_prompt_is_the_upstream_string_byte_for_byte() -> None:
+    sourced = {pin.id for pin in pins().values() if pin.shipped and pin.commit}
+    assert sourced == set(UPSTREAM_PROMPTS)  # every pinned upstream text is checked here
+    for name, (file, variable, index) in UPSTREAM_PROMPTS.items():
+        upstream = constant(file, variable, index).encode()
+        assert prompt(name).text.encode() == upstream, name
+        assert hashlib.sha256(upstream).hexdigest() == pins()[name].sha256, name
+        assert pins()[name].commit == sources()[file]["commit"], name
+
+
+def test_mem0s_judge_prompt_ends_with_its_newline() -> None:
+    text = prompt("mem0-judge").text.encode()
+    assert len(text) == 1669 and text.endswith(b'"label".\n')
+
+
+def test_the_aml_pins_are_the_reference_documents_texts() -> None:
+    # AML's repository could not be read: its texts are checked against the reference copy
+    for name in ("aml-answer", "aml-judge"):
+        text = _spec_texts()[name]
         assert hashlib.sha256(text.encode()).hexdigest() == pins()[name].sha256, name
 
 

@@ -1,0 +1,66 @@
+"""The upstream files the prompt pins are checked against, and the string constants in them.
+
+``tests/answer/upstream/`` holds whole source files as git stores them at a named commit
+(``SOURCES.toml``: repository, path, commit, blob, sha256, licence). A constant is read out of
+its file by Python's own parser, so the bytes compared are the upstream string's, escapes
+resolved, never a copy typed from a rendering of it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import tomllib
+from functools import cache
+from pathlib import Path
+
+__all__ = ["FOLDER", "UPSTREAM_PROMPTS", "constant", "sources"]
+
+FOLDER = Path(__file__).parent / "upstream"
+
+UPSTREAM_PROMPTS: dict[str, tuple[str, str, int]] = {
+    "mem0-answer": ("mem0-prompts.py.txt", "ANSWER_PROMPT", 0),
+    "mem0-judge": ("mem0-llm_judge.py.txt", "ACCURACY_PROMPT", 0),
+    "longmemeval-answer": ("longmemeval-run_generation.py.txt", "answer_prompt_template", 2),
+    "longmemeval-judge-default": ("longmemeval-evaluate_qa.py.txt", "template", 0),
+    "longmemeval-judge-temporal-reasoning": ("longmemeval-evaluate_qa.py.txt", "template", 1),
+    "longmemeval-judge-knowledge-update": ("longmemeval-evaluate_qa.py.txt", "template", 2),
+    "longmemeval-judge-single-session-preference": (
+        "longmemeval-evaluate_qa.py.txt",
+        "template",
+        3,
+    ),
+    "longmemeval-judge-abstention": ("longmemeval-evaluate_qa.py.txt", "template", 4),
+}
+"""Prompt id -> (upstream file, the variable assigned, which assignment of it in file order)."""
+
+
+@cache
+def sources() -> dict[str, dict[str, str]]:
+    """SOURCES.toml, after checking every file's bytes against its recorded sha256."""
+    recorded = tomllib.loads((FOLDER / "SOURCES.toml").read_text("utf-8"))
+    for name, source in recorded.items():
+        found = hashlib.sha256((FOLDER / name).read_bytes()).hexdigest()
+        assert found == source["sha256"], f"{name} is not the recorded upstream file"
+    return recorded
+
+
+@cache
+def constant(file: str, variable: str, index: int = 0) -> str:
+    """The ``index``-th string constant assigned to ``variable`` in ``file``, in file order."""
+    assert file in sources()
+    tree = ast.parse((FOLDER / file).read_text("utf-8"))
+    found = sorted(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == variable
+            and isinstance(node.value, ast.Constant)
+        ),
+        key=lambda node: node.lineno,
+    )
+    value = found[index].value
+    assert isinstance(value, ast.Constant) and isinstance(value.value, str)
+    return value.value
