@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -12,22 +11,8 @@ import pytest
 from memrank.answer import PROTOCOLS, TOKENIZER_SHA256, count_tokens, pins, prompt, protocol
 from memrank.answer.prompts import PROMPTS_DIR_VARIABLE
 from memrank.errors import DatasetMismatch, UsageError
+from tests.answer.conftest import spec_texts
 from tests.answer.upstream import UPSTREAM_PROMPTS, constant, sources
-
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "answer-and-judge.md"
-# The fenced texts of the reference document, by order of appearance, pinned for AML (whose
-# repository could not be read); every other pin is checked against upstream's own files.
-_SPEC_BLOCKS = {
-    10: "aml-answer",
-    11: "aml-judge",
-}
-
-
-def _spec_texts() -> dict[str, str]:
-    if not SPEC.is_file():
-        pytest.skip(f"the reference document is not at {SPEC}")
-    blocks = re.findall(r"~~~~text\n(.*?)\n~~~~", SPEC.read_text("utf-8"), re.S)
-    return {name: blocks[index] for index, name in _SPEC_BLOCKS.items()}
 
 
 def test_every_shipped_prompt_matches_its_pin() -> None:
@@ -57,7 +42,7 @@ def test_mem0s_judge_prompt_ends_with_its_newline() -> None:
 def test_the_aml_pins_are_the_reference_documents_texts() -> None:
     # AML's repository could not be read: its texts are checked against the reference copy
     for name in ("aml-answer", "aml-judge"):
-        text = _spec_texts()[name]
+        text = spec_texts()[name]
         assert hashlib.sha256(text.encode()).hexdigest() == pins()[name].sha256, name
 
 
@@ -78,7 +63,7 @@ def test_aml_does_not_ship_and_is_read_from_the_users_folder(
     with pytest.raises(UsageError, match=f"does not ship with memrank.*{PROMPTS_DIR_VARIABLE}"):
         prompt("aml-judge")
     monkeypatch.setenv(PROMPTS_DIR_VARIABLE, str(tmp_path))
-    texts = _spec_texts()
+    texts = spec_texts()
     (tmp_path / "aml-judge.txt").write_text(texts["aml-judge"], encoding="utf-8", newline="")
     judge = prompt("aml-judge")
     rendered = judge.render(question="Q?", gold_answer="G", generated_answer="A")
