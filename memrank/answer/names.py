@@ -14,15 +14,24 @@ reads column names with it.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
-__all__ = ["ANSWER_MEASURES", "SYSTEM_ANSWERS", "AnswerName", "answer_name", "judged_name"]
+__all__ = [
+    "ANSWER_MEASURES",
+    "SYSTEM_ANSWERS",
+    "AnswerName",
+    "answer_name",
+    "judged_name",
+    "model_label",
+]
 
 SYSTEM_ANSWERS = "system"
 """Who answered when the system under test answered on its own (a model or an assistant)."""
 ANSWER_MEASURES = ("judge", "answer-f1", "bleu-1", "locomo-f1")
 """The measures whose values are scores of answers."""
 _ANSWER, _JUDGE = ":answer=", ":judge="
+_COMPATIBLE = re.compile(r"^openai-compatible:https?://[^/\s]+(?:/[^:\s]*)?:(.+)$")
 
 
 class AnswerName(NamedTuple):
@@ -54,3 +63,13 @@ def judged_name(name: str) -> AnswerName | None:
     if not marked or not answerer or not judge:
         return None
     return AnswerName(measure, protocol, answerer, judge)
+
+
+def model_label(spec: str) -> str:
+    """A model as a column title shows it: the model name without its provider or URL
+    (``openai:gpt-4o-mini`` -> ``gpt-4o-mini``); ``system`` stays ``system``."""
+    compatible = _COMPATIBLE.match(spec)
+    if compatible is not None:
+        return compatible.group(1)
+    provider, colon, model = spec.partition(":")
+    return model if colon and model else spec
