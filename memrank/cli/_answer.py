@@ -1,7 +1,8 @@
 """The answer and judge options of `memrank run`, and the stage they configure.
 
 A judge is named by ``--judge`` or the ``MEMRANK_JUDGE`` environment variable; ``--no-judge``
-turns it off. The protocol defaults by evaluation (locomo: mem0, longmemeval: longmemeval).
+turns it off. ``--answer-model`` and ``--seed`` default to ``MEMRANK_ANSWER_MODEL`` and
+``MEMRANK_SEED`` (so a sweep's shards and its merge are configured alike). The protocol defaults by evaluation (locomo: mem0, longmemeval: longmemeval).
 The answer stage runs when a judge is configured, or ``--answer-model`` or ``--protocol`` is
 given. An evaluation whose quality metric is the judge's (locomo, longmemeval, beam) run
 without one says so in its result, with the reason.
@@ -24,7 +25,9 @@ if TYPE_CHECKING:
     from memrank.measure import Measure
 
 __all__ = [
+    "ANSWER_MODEL_VARIABLE",
     "JUDGE_VARIABLE",
+    "SEED_VARIABLE",
     "AnswerOptions",
     "answer_options",
     "check_judged",
@@ -34,6 +37,8 @@ __all__ = [
 ]
 
 JUDGE_VARIABLE = "MEMRANK_JUDGE"
+ANSWER_MODEL_VARIABLE = "MEMRANK_ANSWER_MODEL"
+SEED_VARIABLE = "MEMRANK_SEED"
 _DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval"}
 _JUDGED_BY_DEFAULT = ("locomo", "longmemeval", "beam")
 
@@ -55,8 +60,9 @@ class AnswerOptions:
 seed_option = click.option(
     "--seed",
     type=int,
+    envvar=SEED_VARIABLE,
     help="Seed for every answer and judge call: sent where the API takes one (OpenAI and "
-    "compatible endpoints; not Anthropic's), recorded always.",
+    f"compatible endpoints; not Anthropic's), recorded always (default: ${SEED_VARIABLE}).",
 )
 
 
@@ -80,7 +86,9 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--answer-model",
             metavar="PROVIDER:MODEL",
-            help="The model that answers from recalled documents (default: the protocol's).",
+            envvar=ANSWER_MODEL_VARIABLE,
+            help="The model that answers from recalled documents (default: "
+            f"${ANSWER_MODEL_VARIABLE} when set, else the protocol's).",
         ),
         click.option(
             "--token-budget",
