@@ -21,6 +21,7 @@ from memrank.answer.rules import bleu_1, locomo_score, mem0_f1
 from memrank.answer.verdicts import READERS, Verdict
 from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
+from memrank.measures.code_rules import InstructionsFollowed
 from memrank.measures.means import Means
 from memrank.systems.models import ChatModel
 from memrank.trace import Trace
@@ -103,6 +104,16 @@ class RuleScore(_AnswerScore):
                 )
             )
         return produced
+
+
+def _rule(protocol: Protocol, rule: str, answerer: str) -> Measure:
+    """A rule measure under its answer-measure name; MemoryCode's checks read the task's rules,
+    not a gold answer."""
+    if rule == InstructionsFollowed.name:
+        followed = InstructionsFollowed()
+        followed.name = answer_name(rule, protocol.id, answerer)  # type: ignore[misc]
+        return followed
+    return RuleScore(protocol, rule, answerer)
 
 
 class Judge(_AnswerScore):
@@ -344,7 +355,7 @@ def answer_measures(
     answer model's spec, or ``system``): every value name carries it."""
     measures: list[Measure] = []
     if rules and protocol.rules:
-        scores = [RuleScore(protocol, rule, answerer) for rule in protocol.rules]
+        scores = [_rule(protocol, rule, answerer) for rule in protocol.rules]
         measures.extend(scores)
         measures.append(AnswerMeans([m.name for m in scores], categories, Decider.RULE))
     if judge is not None and protocol.judge is not None:

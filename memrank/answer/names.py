@@ -28,7 +28,7 @@ __all__ = [
 
 SYSTEM_ANSWERS = "system"
 """Who answered when the system under test answered on its own (a model or an assistant)."""
-ANSWER_MEASURES = ("judge", "answer-f1", "bleu-1", "locomo-f1")
+ANSWER_MEASURES = ("judge", "answer-f1", "bleu-1", "locomo-f1", "instructions-followed")
 """The measures whose values are scores of answers."""
 _ANSWER, _JUDGE = ":answer=", ":judge="
 _COMPATIBLE = re.compile(r"^openai-compatible:https?://[^/\s]+(?:/[^:\s]*)?:(.+)$")

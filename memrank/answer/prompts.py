@@ -67,7 +67,7 @@ class Prompt:
 
     def render_spans(self, **slots: str) -> tuple[str, dict[str, tuple[int, int]]]:
         """The rendered text and where each slot's value landed in it (first to last use)."""
-        named = self.pin.order or tuple(p.strip("{}") for p in self.pin.placeholders)
+        named = self.pin.order or tuple(_slot(p) for p in self.pin.placeholders)
         missing = [name for name in named if name not in slots]
         if missing:
             raise UsageError(f"prompt {self.id}: no value for {', '.join(missing)}")
@@ -79,7 +79,7 @@ class Prompt:
         spans: dict[str, tuple[int, int]] = {}
         length = last = 0
         for found in re.finditer(pattern, self.text):
-            name = next(positional, None) if self.pin.order else found.group(0).strip("{}")
+            name = next(positional, None) if self.pin.order else _slot(found.group(0))
             if name is None:
                 raise UsageError(f"prompt {self.id}: more {{}} slots than the {len(named)} named")
             pieces.append(self.text[last : found.start()])
@@ -92,6 +92,12 @@ class Prompt:
             last = found.end()
         pieces.append(self.text[last:])
         return "".join(pieces), spans
+
+
+def _slot(placeholder: str) -> str:
+    """A placeholder's slot name: ``{{question}}``, ``{question}`` and ``[question]`` all
+    name ``question``."""
+    return placeholder.strip("{}[]")
 
 
 @cache

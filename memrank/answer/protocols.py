@@ -15,12 +15,16 @@ bundle (prompt hashes, parameters, default models, scoring) for the record.
   temperature 0, max_tokens 10; yes when the reply contains "yes".
 - ``aml@v1``: the Agent Memory Leaderboard's answer and judge prompts. **Unverified**: the texts
   do not ship (licence not seen) and their pins come from participants' copies.
+- ``memorycode@v1``: MemoryCode's retrieval path: its preamble as a system message, its prompt
+  with the recalled sessions in dialogue order; the answer model writes code, and upstream's
+  regex checks (``instructions-followed``) decide.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -84,6 +88,9 @@ class Protocol:
     judge: JudgeStep | None
     rules: tuple[str, ...]
     """Rule measures: ``answer-f1``, ``bleu-1`` (Mem0's), ``locomo-f1``."""
+    preamble: str | None = None
+    """A prompt sent as a system message before the answer prompt (MemoryCode's), rendered
+    from the same slots; None for one message."""
     skips: frozenset[str] = frozenset()
     """Task categories the source leaves out of every score."""
     verified: bool = True
@@ -96,7 +103,8 @@ class Protocol:
     def prompt_ids(self) -> tuple[str, ...]:
         """Every prompt id the protocol may send."""
         judged = _JUDGE_PROMPTS.get(self.name, ())
-        return (self.answer_prompt, *judged)
+        preamble = (self.preamble,) if self.preamble else ()
+        return (self.answer_prompt, *judged, *preamble)
 
     def fingerprint(self) -> str:
         """sha256 over the bundle: prompt pins, parameters, default models, scoring."""
@@ -117,10 +125,16 @@ class Protocol:
     def render(self, task: Task, kept: Sequence[Document]) -> Rendered:
         """The answer prompt, the exact messages sent for one task, and their context span."""
         template = prompt(self.answer_prompt)
-        text, spans = template.render_spans(**self.slots(task, kept, template))
+        slots = self.slots(task, kept, template)
+        text, spans = template.render_spans(**slots)
         placed = [spans[name] for name in self.context if name in spans]
         context = text[min(s for s, _ in placed) : max(e for _, e in placed)] if placed else ""
-        return Rendered(template, [Message(role=self.answer_role, content=text)], context)
+        messages = [Message(role=self.answer_role, content=text)]
+        if self.preamble is not None:
+            messages.insert(
+                0, Message(role="system", content=prompt(self.preamble).render(**slots))
+            )
+        return Rendered(template, messages, context)
 
     def judge_messages(self, task: Task, gold: str, answer: str) -> tuple[Prompt, list[Message]]:
         """The judge prompt and the exact messages sent for one answer."""
@@ -242,6 +256,33 @@ def _aml_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str
     }
 
 
+_SESSION_NUMBER = re.compile(r"session-(\d+)$")
+
+
+def _session_number(document: Document) -> float:
+    """A MemoryCode session's place in its dialogue (a chunk names its session's document)."""
+    for name in (document.metadata.get("doc_id"), document.metadata.get("session_id"), document.id):
+        found = _SESSION_NUMBER.search(str(name or ""))
+        if found:
+            return int(found[1])
+    return float("inf")
+
+
+def _memorycode_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
+    # MemoryCode's RAG path: the retrieved sessions in chronological order, numbered from 0
+    # as they are listed, each "\n\n Session {i} \n\n" + its text.
+    roles = task.metadata.get("roles") or {}
+    ordered = sorted(kept, key=_session_number)
+    sessions = "".join(f"\n\n Session {i} \n\n" + d.text for i, d in enumerate(ordered))
+    return {
+        "mentee": str(roles.get("mentee", "")),
+        "company": str(roles.get("company", "")),
+        "mentor": str(roles.get("mentor", "")),
+        "session": sessions,
+        "eval_query": str(task.metadata.get("query", text_of(task.prompt))),
+    }
+
+
 _LME_TEMPLATES = {
     "single-session-user": "longmemeval-judge-default",
     "single-session-assistant": "longmemeval-judge-default",
@@ -351,6 +392,20 @@ PROTOCOLS: dict[str, Protocol] = {
             ),
             rules=(),
             verified=False,
+        ),
+        Protocol(
+            name="memorycode",
+            version="v1",
+            answer_prompt="memorycode-answer",
+            answer_role="user",
+            # MemoryCode's OpenAI path sends model and messages only (no temperature)
+            answer_params=CallParams(temperature=None),
+            answer_model="openai:gpt-4o",
+            slots=_memorycode_slots,
+            context=("session",),
+            judge=None,
+            rules=("instructions-followed",),
+            preamble="memorycode-preamble",
         ),
     )
 }

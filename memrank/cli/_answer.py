@@ -39,7 +39,7 @@ __all__ = [
 JUDGE_VARIABLE = "MEMRANK_JUDGE"
 ANSWER_MODEL_VARIABLE = "MEMRANK_ANSWER_MODEL"
 SEED_VARIABLE = "MEMRANK_SEED"
-_DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval"}
+_DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval", "memorycode": "memorycode"}
 _JUDGED_BY_DEFAULT = ("locomo", "longmemeval", "beam")
 
 
@@ -81,7 +81,8 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--protocol",
             metavar="NAME",
-            help="Answer protocol: mem0, locomo, longmemeval, aml (default by evaluation).",
+            help="Answer protocol: mem0, locomo, longmemeval, aml, memorycode (default by "
+            "evaluation).",
         ),
         click.option(
             "--answer-model",
@@ -138,7 +139,7 @@ def plan(
         if name is None:
             raise UsageError(
                 f"evaluation {evaluation.name!r} has no default answer protocol; give --protocol "
-                "(mem0, locomo, longmemeval, aml)"
+                "(mem0, locomo, longmemeval, aml, memorycode)"
             )
         chosen = protocol(name)
         cache = None if options.no_cache else ResponseCache()

@@ -12,12 +12,18 @@ from memrank.answer import PROTOCOLS, TOKENIZER_SHA256, count_tokens, pins, prom
 from memrank.answer.prompts import PROMPTS_DIR_VARIABLE
 from memrank.errors import DatasetMismatch, UsageError
 from tests.answer.conftest import spec_texts
-from tests.answer.upstream import UPSTREAM_PROMPTS, constant, sources
+from tests.answer.upstream import (
+    UPSTREAM_FSTRINGS,
+    UPSTREAM_PROMPTS,
+    constant,
+    fstring,
+    sources,
+)
 
 
 def test_every_shipped_prompt_matches_its_pin() -> None:
     shipped = [pin for pin in pins().values() if pin.shipped]
-    assert len(shipped) == 9
+    assert len(shipped) == 11
     for pin in shipped:
         text = prompt(pin.id).text
         assert hashlib.sha256(text.encode()).hexdigest() == pin.sha256
@@ -26,11 +32,18 @@ def test_every_shipped_prompt_matches_its_pin() -> None:
 
 def test_every_shipped_source_prompt_is_the_upstream_string_byte_for_byte() -> None:
     sourced = {pin.id for pin in pins().values() if pin.shipped and pin.commit}
-    assert sourced == set(UPSTREAM_PROMPTS)  # every pinned upstream text is checked here
+    assert sourced == set(UPSTREAM_PROMPTS) | set(UPSTREAM_FSTRINGS)  # every one is checked
     for name, (file, variable, index) in UPSTREAM_PROMPTS.items():
         upstream = constant(file, variable, index).encode()
         assert prompt(name).text.encode() == upstream, name
         assert hashlib.sha256(upstream).hexdigest() == pins()[name].sha256, name
+        assert pins()[name].commit == sources()[file]["commit"], name
+
+
+def test_memorycodes_f_strings_are_upstreams_literal_text() -> None:
+    for name, (file, function, variable) in UPSTREAM_FSTRINGS.items():
+        upstream = fstring(file, function, variable).encode()
+        assert prompt(name).text.encode() == upstream, name
         assert pins()[name].commit == sources()[file]["commit"], name
 
 

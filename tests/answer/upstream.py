@@ -14,7 +14,7 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["FOLDER", "UPSTREAM_PROMPTS", "constant", "sources"]
+__all__ = ["FOLDER", "UPSTREAM_FSTRINGS", "UPSTREAM_PROMPTS", "constant", "fstring", "sources"]
 
 FOLDER = Path(__file__).parent / "upstream"
 
@@ -33,6 +33,20 @@ UPSTREAM_PROMPTS: dict[str, tuple[str, str, int]] = {
     "longmemeval-judge-abstention": ("longmemeval-evaluate_qa.py.txt", "template", 4),
 }
 """Prompt id -> (upstream file, the variable assigned, which assignment of it in file order)."""
+
+UPSTREAM_FSTRINGS: dict[str, tuple[str, str, str]] = {
+    "memorycode-preamble": (
+        "memorycode-generate_model_output.py.txt",
+        "generate_model_output_rag",
+        "preamble",
+    ),
+    "memorycode-answer": (
+        "memorycode-generate_model_output.py.txt",
+        "generate_model_output_rag",
+        "rag_prompt",
+    ),
+}
+"""Prompt id -> (upstream file, function, the f-string variable assigned in it)."""
 
 
 @cache
@@ -64,3 +78,30 @@ def constant(file: str, variable: str, index: int = 0) -> str:
     value = found[index].value
     assert isinstance(value, ast.Constant) and isinstance(value.value, str)
     return value.value
+
+
+@cache
+def fstring(file: str, function: str, variable: str) -> str:
+    """The literal text of the f-string assigned to ``variable`` in ``function``, each
+    ``{dialogue_context["x"]}`` written ``{x}`` (the slot memrank fills with that value)."""
+    assert file in sources()
+    tree = ast.parse((FOLDER / file).read_text("utf-8"))
+    (defined,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function]
+    (assigned,) = [
+        n
+        for n in defined.body
+        if isinstance(n, ast.Assign)
+        and isinstance(n.targets[0], ast.Name)
+        and n.targets[0].id == variable
+    ]
+    assert isinstance(assigned.value, ast.JoinedStr)
+    parts = []
+    for part in assigned.value.values:
+        if isinstance(part, ast.Constant):
+            parts.append(str(part.value))
+        else:
+            assert isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Subscript)
+            key = part.value.slice
+            assert isinstance(key, ast.Constant)
+            parts.append("{" + str(key.value) + "}")
+    return "".join(parts)
