@@ -198,3 +198,46 @@ def test_the_request_hash_changes_with_model_parameters_and_endpoint() -> None:
     assert one != cache_key("http://b/v1/chat/completions", "m", body)
     assert one != cache_key("http://a/v1/chat/completions", "n", body)
     assert one != cache_key("http://a/v1/chat/completions", "m", body.replace(b"[]", b"[ ]"))
+
+
+def test_longmemeval_renders_its_history_as_run_generation_does() -> None:
+    from datetime import UTC, datetime
+
+    when = datetime(2023, 5, 20, 2, 21, tzinfo=UTC)
+    turns = [
+        memrank.Document(
+            id=f"s1:{i}",
+            content=text,
+            timestamp=when,
+            metadata={"role": role, "session_id": "s1"},
+        )
+        for i, (role, text) in enumerate([("user", "I moved to Lisbon."), ("assistant", "Nice!")])
+    ]
+    task = memrank.Task(id="q", prompt="Where do I live?", asked_at=when)
+    rendered = protocol("longmemeval").render(task, turns)
+    # upstream: '\n### Session {}:\nSession Date: {}\nSession Content:\n{}\n'.format(i + 1,
+    # date, '\n' + json.dumps(session)), then answer_prompt_template.format(history, date, q)
+    session = json.dumps(
+        [
+            {"role": "user", "content": "I moved to Lisbon."},
+            {"role": "assistant", "content": "Nice!"},
+        ]
+    )
+    history = (
+        f"\n### Session 1:\nSession Date: 2023/05/20 (Sat) 02:21\nSession Content:\n\n{session}\n"
+    )
+    template = constant("longmemeval-run_generation.py.txt", "answer_prompt_template", 2)
+    expected = template.format(history, "2023/05/20 (Sat) 02:21", "Where do I live?")
+    assert rendered.messages[0].content == expected and rendered.context == history
+
+
+def test_mem0_memories_carry_locomos_own_session_time(locomo_smoke: memrank.Evaluation) -> None:
+    task = locomo_smoke.tasks[0]
+    rendered = protocol("mem0").render(task, task.context[:3])
+    content = rendered.messages[0].content
+    # as Mem0's add.py stored it: the session's date_time string from the LoCoMo file
+    assert '"1:56 pm on 8 May, 2023: Caroline: ' in content
+    assert (
+        f"{_MEMORIES_FOR}Caroline:\n\n    [" in content
+        and f"{_MEMORIES_FOR}Melanie:\n\n    [" in content
+    )
