@@ -49,7 +49,8 @@ def estimate(stage: AnswerStage, tasks: Sequence[Task]) -> Estimate:
     """The upper estimate for putting ``tasks`` through the stage (and its judge)."""
     protocol = stage.protocol
     scored = [t for t in tasks if t.category not in protocol.skips]
-    answer_in = count_tokens(prompt(protocol.answer_prompt).text) + (stage.budget_tokens or 0)
+    sent = (protocol.answer_prompt, *((protocol.preamble,) if protocol.preamble else ()))
+    answer_in = sum(count_tokens(prompt(p).text) for p in sent) + (stage.budget_tokens or 0)
     answer_out = protocol.answer_params.max_tokens or _UNSTATED_OUTPUT
     answering = tasks if stage.model is not None else ()
     answer = _cost(stage.model, len(answering) * answer_in, len(answering) * answer_out)
@@ -57,7 +58,7 @@ def estimate(stage: AnswerStage, tasks: Sequence[Task]) -> Estimate:
     judge: float | None = 0.0
     if stage.judge is not None and protocol.judge is not None:
         judge_calls = len(scored) * stage.passes
-        longest = max(count_tokens(prompt(p).text) for p in protocol.prompt_ids()[1:])
+        longest = max(count_tokens(prompt(p).text) for p in protocol.judge_prompt_ids())
         judge_in = longest + _JUDGE_SLOTS + answer_out
         judge_out = protocol.judge.params.max_tokens or _UNSTATED_OUTPUT
         judge = _cost(stage.judge, judge_calls * judge_in, judge_calls * judge_out)

@@ -266,7 +266,7 @@ class JudgeAccount(Measure):
 
         judge, account = self.of, self.of.account
         prompts = ", ".join(
-            f"{p} sha256 {pins()[p].sha256}" for p in judge.protocol.prompt_ids()[1:]
+            f"{p} sha256 {pins()[p].sha256}" for p in judge.protocol.judge_prompt_ids()
         )
         cost = (
             "unknown (no price for this model)"

@@ -107,9 +107,12 @@ class Protocol:
 
     def prompt_ids(self) -> tuple[str, ...]:
         """Every prompt id the protocol may send."""
-        judged = _JUDGE_PROMPTS.get(self.name, ())
         preamble = (self.preamble,) if self.preamble else ()
-        return (self.answer_prompt, *judged, *preamble)
+        return (self.answer_prompt, *preamble, *self.judge_prompt_ids())
+
+    def judge_prompt_ids(self) -> tuple[str, ...]:
+        """The prompt ids its judge may send."""
+        return _JUDGE_PROMPTS.get(self.name, ())
 
     def fingerprint(self) -> str:
         """sha256 over the bundle: prompt pins, parameters, default models, scoring."""
