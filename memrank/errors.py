@@ -20,6 +20,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   └── ContractError                     a response off the contract or API it answers
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
     ├── TasksFailedInRun            (exit 7)  `memrank run` finished, printed and saved, but tasks failed
+    ├── JudgeFailed                 (exit 8)  the judge failed every call it made (the result printed)
     ├── DatasetError                (exit 1)  an evaluation's material cannot be used
     │   ├── DatasetMissing                    a file is not there and could not be downloaded
     │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
@@ -73,7 +74,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── BoardError                  (exit 1)  the board cannot be built or checked as asked
     │   ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
     │   └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
-    ├── ReproduceRefused            (exit 8)  `memrank reproduce` cannot recreate the recorded build
+    ├── ReproduceRefused            (exit 10) `memrank reproduce` cannot recreate the recorded build
     ├── RerunDiffers                (exit 9)  a rerun's files are not the signed ones (the reading says how)
     └── Interrupted                 (exit 130) Ctrl-C stopped a run; its journal resumes it
 
@@ -105,6 +106,7 @@ __all__ = [
     "EndpointError",
     "EvidenceNotAccepted",
     "Interrupted",
+    "JudgeFailed",
     "KeyFileError",
     "KeyOutsideWindow",
     "MalformedEnvelope",
@@ -488,11 +490,18 @@ class TasksFailedInRun(MemrankError):
     exit_code = 7
 
 
+class JudgeFailed(MemrankError):
+    """The judge failed every call (``run`` or ``measure``): nothing was judged, though the
+    result was printed (and saved when asked); the message quotes the first failure."""
+
+    exit_code = 8
+
+
 class ReproduceRefused(MemrankError):
     """``memrank reproduce`` cannot recreate the recorded build (the commit is not in the
     repository, a distribution cannot be had, the run records no build) or rerun it."""
 
-    exit_code = 8
+    exit_code = 10
 
 
 class RerunDiffers(MemrankError):

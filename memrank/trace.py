@@ -54,7 +54,10 @@ class Answering(BaseModel):
     prompt_sha256: str
     """sha256 of the prompt text's pinned bytes."""
     request_sha256: str
-    """sha256 of the exact messages sent (JSON), so the request can be checked byte for byte."""
+    """sha256 over the endpoint, the model and the exact request body (parameters and
+    messages), as ``memrank.systems.models.cache_key`` computes it."""
+    seed: int | None = None
+    """The seed the run asked for (sent where the API accepts one); None when none was given."""
     tokenizer: str
     """The tokenizer the budget is counted in, with ``tokenizer_sha256`` its BPE file's hash."""
     tokenizer_sha256: str

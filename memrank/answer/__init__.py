@@ -13,19 +13,21 @@ from memrank.answer.measures import (
     NotJudged,
     RuleScore,
     answer_measures,
-    judged_name,
 )
+from memrank.answer.names import SYSTEM_ANSWERS, AnswerName, answer_name, judged_name
 from memrank.answer.prompts import Prompt, PromptPin, pins, prompt
-from memrank.answer.protocols import PROTOCOLS, JudgeStep, Protocol, protocol
+from memrank.answer.protocols import PROTOCOLS, JudgeStep, Protocol, Rendered, protocol
 from memrank.answer.stage import DEFAULT_BUDGET_TOKENS, AnswerStage
 from memrank.answer.tokens import TOKENIZER, TOKENIZER_SHA256, count_tokens
 
 __all__ = [
     "DEFAULT_BUDGET_TOKENS",
     "PROTOCOLS",
+    "SYSTEM_ANSWERS",
     "TOKENIZER",
     "TOKENIZER_SHA256",
     "AnswerMeans",
+    "AnswerName",
     "AnswerStage",
     "Estimate",
     "Judge",
@@ -35,8 +37,10 @@ __all__ = [
     "Prompt",
     "PromptPin",
     "Protocol",
+    "Rendered",
     "RuleScore",
     "answer_measures",
+    "answer_name",
     "count_tokens",
     "estimate",
     "judged_name",

@@ -18,7 +18,7 @@ from memrank.answer.tokens import count_tokens
 from memrank.evaluation import Task
 from memrank.measure import Value
 from memrank.systems.models import ChatModel, cost_usd
-from memrank.trace import Trace
+from memrank.trace import Step, Trace
 
 __all__ = ["Estimate", "estimate", "spent"]
 
@@ -49,7 +49,8 @@ def estimate(stage: AnswerStage, tasks: Sequence[Task]) -> Estimate:
     """The upper estimate for putting ``tasks`` through the stage (and its judge)."""
     protocol = stage.protocol
     scored = [t for t in tasks if t.category not in protocol.skips]
-    answer_in = count_tokens(prompt(protocol.answer_prompt).text) + (stage.budget_tokens or 0)
+    sent = (protocol.answer_prompt, *((protocol.preamble,) if protocol.preamble else ()))
+    answer_in = sum(count_tokens(prompt(p).text) for p in sent) + (stage.budget_tokens or 0)
     answer_out = protocol.answer_params.max_tokens or _UNSTATED_OUTPUT
     answering = tasks if stage.model is not None else ()
     answer = _cost(stage.model, len(answering) * answer_in, len(answering) * answer_out)
@@ -57,7 +58,7 @@ def estimate(stage: AnswerStage, tasks: Sequence[Task]) -> Estimate:
     judge: float | None = 0.0
     if stage.judge is not None and protocol.judge is not None:
         judge_calls = len(scored) * stage.passes
-        longest = max(count_tokens(prompt(p).text) for p in protocol.prompt_ids()[1:])
+        longest = max(count_tokens(prompt(p).text) for p in protocol.judge_prompt_ids())
         judge_in = longest + _JUDGE_SLOTS + answer_out
         judge_out = protocol.judge.params.max_tokens or _UNSTATED_OUTPUT
         judge = _cost(stage.judge, judge_calls * judge_in, judge_calls * judge_out)
@@ -84,6 +85,12 @@ def spent(traces: Sequence[Trace], values: Sequence[Value]) -> str:
         else f"${sum(c or 0.0 for c in costs):.4f}"
     )
     lines = []
+    failed = [t.error for t in traces if t.error is not None and t.error.step == Step.ANSWER]
+    if failed and not answers:
+        lines.append(
+            f"answers:    all {len(failed)} answer call(s) failed, so nothing was answered; "
+            f"first failure: {failed[0].message}"
+        )
     if answers:
         lines.append(
             f"spent:      {len(answers)} answer(s), {len(answers) - len(fresh)} from the cache; "

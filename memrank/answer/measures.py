@@ -1,8 +1,8 @@
 """The answer measures: the judge (decided by a model) and the rule scores (decided by a rule).
 
-Every value name carries the protocol, and the judge's also the judge model
-(``judge:mem0@v1:openai:gpt-4o-mini``), so values from different protocols or judges are
-different columns and are never ranked as one. ``answered_name`` reads such a name back.
+Every value name carries the protocol and who answered, and the judge's also the judge model
+(``names.py``), so values from different protocols, answer models or judges are different
+columns and are never ranked as one. ``judged_name`` reads such a name back.
 A task the protocol leaves out (Mem0 skips LoCoMo's category 5), a task with no answer or no
 reference answer, and a malformed verdict are None with the reason; never 0, never WRONG.
 """
@@ -13,12 +13,15 @@ import statistics
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
+from memrank.answer.names import answer_name
 from memrank.answer.protocols import Protocol
 from memrank.answer.rules import bleu_1, locomo_score, mem0_f1
 from memrank.answer.verdicts import READERS, Verdict
 from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
+from memrank.measures.code_rules import InstructionsFollowed
 from memrank.measures.means import Means
 from memrank.systems.models import ChatModel
 from memrank.trace import Trace
@@ -30,22 +33,7 @@ __all__ = [
     "NotJudged",
     "RuleScore",
     "answer_measures",
-    "judged_name",
 ]
-
-
-def judged_name(name: str) -> tuple[str, str, str | None] | None:
-    """(measure, protocol, judge) from the task-scope name of one of these measures (a column);
-    None for other names. Run-scope names are a column's name with a dotted suffix (``.mean``).
-
-    ``judge:mem0@v1:openai:gpt-4o-mini`` -> ("judge", "mem0@v1", "openai:gpt-4o-mini");
-    ``answer-f1:mem0@v1`` -> ("answer-f1", "mem0@v1", None). A board labels and separates
-    columns by these, and never ranks two columns with different protocols or judges as one."""
-    measure, colon, rest = name.partition(":")
-    if not colon or measure not in ("judge", *_RULES) or "@" not in rest:
-        return None
-    protocol, _, judge = rest.partition(":")
-    return measure, protocol, (judge or None) if measure == "judge" else None
 
 
 class _AnswerScore(Measure):
@@ -54,8 +42,9 @@ class _AnswerScore(Measure):
     scope = Scope.TASK
     reads = ("answered",)
 
-    def __init__(self, protocol: Protocol) -> None:
+    def __init__(self, protocol: Protocol, answerer: str) -> None:
         self.protocol = protocol
+        self.answerer = answerer
 
     def _undecided(self, trace: Trace, *, needs_gold: bool) -> str | None:
         task = trace.task
@@ -88,10 +77,10 @@ class RuleScore(_AnswerScore):
 
     decider = Decider.RULE
 
-    def __init__(self, protocol: Protocol, rule: str) -> None:
-        super().__init__(protocol)
+    def __init__(self, protocol: Protocol, rule: str, answerer: str) -> None:
+        super().__init__(protocol, answerer)
         self.rule = rule
-        self.name = f"{rule}:{protocol.id}"  # type: ignore[misc]
+        self.name = answer_name(rule, protocol.id, answerer)  # type: ignore[misc]
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
         produced = []
@@ -117,18 +106,39 @@ class RuleScore(_AnswerScore):
         return produced
 
 
+def _rule(protocol: Protocol, rule: str, answerer: str) -> Measure:
+    """A rule measure under its answer-measure name; MemoryCode's checks read the task's rules,
+    not a gold answer."""
+    if rule == InstructionsFollowed.name:
+        followed = InstructionsFollowed()
+        followed.name = answer_name(rule, protocol.id, answerer)  # type: ignore[misc]
+        return followed
+    return RuleScore(protocol, rule, answerer)
+
+
 class Judge(_AnswerScore):
     """The protocol's judge model decides whether each answer is correct (1) or not (0)."""
 
     decider = Decider.MODEL
 
-    def __init__(self, protocol: Protocol, judge: ChatModel, passes: int = 1) -> None:
-        super().__init__(protocol)
+    def __init__(
+        self,
+        protocol: Protocol,
+        judge: ChatModel,
+        passes: int = 1,
+        *,
+        answerer: str,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(protocol, answerer)
         if protocol.judge is None:
             raise ValueError(f"protocol {protocol.id} has no judge")
         self.step = protocol.judge
-        self.judge, self.passes = judge, passes
-        self.name = f"judge:{protocol.id}:{judge.spec}"  # type: ignore[misc]
+        self.params = (
+            protocol.judge.params if seed is None else replace(protocol.judge.params, seed=seed)
+        )
+        self.judge, self.passes, self.seed = judge, passes, seed
+        self.name = answer_name("judge", protocol.id, answerer, judge.spec)  # type: ignore[misc]
         self.produces = (  # type: ignore[misc]
             self.name,
             *(f"{self.name}.pass-{i}" for i in range(1, passes + 1) if passes > 1),
@@ -183,9 +193,11 @@ class Judge(_AnswerScore):
             _, messages = self.protocol.judge_messages(
                 task, task.expected.answers[0], trace.answered.text
             )
-            completion = self.judge.chat(messages, self.step.params, replica)
+            completion = self.judge.chat(messages, self.params, replica)
         except Exception as exc:  # noqa: BLE001 - a judge that fails leaves the task undecided
-            return None, f"the judge call failed: {type(exc).__name__}: {exc}"
+            failure = f"the judge call failed: {type(exc).__name__}: {exc}"
+            self.account.fail(failure)
+            return None, failure
         self.account.add(
             completion.input_tokens,
             completion.output_tokens,
@@ -206,6 +218,13 @@ class _Account:
         self.output_tokens: int | None = 0
         self.cost_usd: float | None = 0.0
         self.models: set[str] = set()
+        self.failures = 0
+        self.first_failure: str | None = None
+
+    def fail(self, why: str) -> None:
+        with self._lock:
+            self.failures += 1
+            self.first_failure = self.first_failure or why
 
     def add(
         self, tin: int | None, tout: int | None, cost: float | None, cached: bool, model: str
@@ -247,7 +266,7 @@ class JudgeAccount(Measure):
 
         judge, account = self.of, self.of.account
         prompts = ", ".join(
-            f"{p} sha256 {pins()[p].sha256}" for p in judge.protocol.prompt_ids()[1:]
+            f"{p} sha256 {pins()[p].sha256}" for p in judge.protocol.judge_prompt_ids()
         )
         cost = (
             "unknown (no price for this model)"
@@ -257,7 +276,9 @@ class JudgeAccount(Measure):
         why = (
             f"judge {judge.judge.spec} (reported: {', '.join(sorted(account.models)) or 'none'}); "
             f"protocol {judge.protocol.id} sha256 {judge.protocol.fingerprint()}; prompts {prompts}; "
-            f"{account.calls} call(s), {account.cached} from the response cache; tokens in "
+            f"seed {judge.seed}; "
+            f"{account.calls} call(s), {account.cached} from the response cache, "
+            f"{account.failures} failed; tokens in "
             f"{account.input_tokens}, out {account.output_tokens}; cost {cost}"
         )
         produced = [
@@ -325,17 +346,20 @@ def answer_measures(
     judge: ChatModel | None,
     passes: int = 1,
     *,
+    answerer: str,
+    seed: int | None = None,
     rules: bool = True,
 ) -> list[Measure]:
     """The protocol's measures: its rule scores (unless ``rules`` is False), the judge when one
-    is given, and their means overall and per category."""
+    is given, and their means overall and per category. ``answerer`` is who answered (the
+    answer model's spec, or ``system``): every value name carries it."""
     measures: list[Measure] = []
     if rules and protocol.rules:
-        scores = [RuleScore(protocol, rule) for rule in protocol.rules]
+        scores = [_rule(protocol, rule, answerer) for rule in protocol.rules]
         measures.extend(scores)
         measures.append(AnswerMeans([m.name for m in scores], categories, Decider.RULE))
     if judge is not None and protocol.judge is not None:
-        judged = Judge(protocol, judge, passes)
+        judged = Judge(protocol, judge, passes, answerer=answerer, seed=seed)
         measures.append(judged)
         measures.append(AnswerMeans([judged.name], categories, Decider.MODEL))
         measures.append(JudgeAccount(judged))

@@ -38,6 +38,9 @@ class PromptPin:
     licence: str
     shipped: bool
     placeholders: tuple[str, ...]
+    order: tuple[str, ...] = ()
+    """For a positional template (``{}`` slots, as ``str.format(a, b, c)`` fills them): the
+    name of each slot in turn."""
     unverified: str | None = None
     """Why the pin itself may not match the source, when it may not."""
 
@@ -60,14 +63,41 @@ class Prompt:
     def render(self, **slots: str) -> str:
         """The text with every placeholder replaced by its value in one pass (no other change),
         so a value that happens to contain a placeholder's spelling is left as it is."""
-        values = {}
-        for placeholder in self.pin.placeholders:
-            name = placeholder.strip("{}")
-            if name not in slots:
-                raise UsageError(f"prompt {self.id}: no value for {placeholder}")
-            values[placeholder] = slots[name]
-        pattern = "|".join(re.escape(p) for p in sorted(values, key=len, reverse=True))
-        return re.sub(pattern, lambda m: values[m.group(0)], self.text)
+        return self.render_spans(**slots)[0]
+
+    def render_spans(self, **slots: str) -> tuple[str, dict[str, tuple[int, int]]]:
+        """The rendered text and where each slot's value landed in it (first to last use)."""
+        named = self.pin.order or tuple(_slot(p) for p in self.pin.placeholders)
+        missing = [name for name in named if name not in slots]
+        if missing:
+            raise UsageError(f"prompt {self.id}: no value for {', '.join(missing)}")
+        positional = iter(self.pin.order)
+        pattern = "|".join(
+            re.escape(p) for p in sorted(self.pin.placeholders, key=len, reverse=True)
+        )
+        pieces: list[str] = []
+        spans: dict[str, tuple[int, int]] = {}
+        length = last = 0
+        for found in re.finditer(pattern, self.text):
+            name = next(positional, None) if self.pin.order else _slot(found.group(0))
+            if name is None:
+                raise UsageError(f"prompt {self.id}: more {{}} slots than the {len(named)} named")
+            pieces.append(self.text[last : found.start()])
+            length += found.start() - last
+            value = slots[name]
+            start = spans[name][0] if name in spans else length
+            spans[name] = (start, length + len(value))
+            pieces.append(value)
+            length += len(value)
+            last = found.end()
+        pieces.append(self.text[last:])
+        return "".join(pieces), spans
+
+
+def _slot(placeholder: str) -> str:
+    """A placeholder's slot name: ``{{question}}``, ``{question}`` and ``[question]`` all
+    name ``question``."""
+    return placeholder.strip("{}[]")
 
 
 @cache
@@ -84,6 +114,7 @@ def pins() -> dict[str, PromptPin]:
             licence=entry["licence"],
             shipped=entry["shipped"],
             placeholders=tuple(entry["placeholders"]),
+            order=tuple(entry.get("order", ())),
             unverified=entry.get("unverified"),
         )
         for name, entry in tomllib.loads(raw).items()

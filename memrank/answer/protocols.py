@@ -15,6 +15,9 @@ bundle (prompt hashes, parameters, default models, scoring) for the record.
   temperature 0, max_tokens 10; yes when the reply contains "yes".
 - ``aml@v1``: the Agent Memory Leaderboard's answer and judge prompts. **Unverified**: the texts
   do not ship (licence not seen) and their pins come from participants' copies.
+- ``memorycode@v1``: MemoryCode's retrieval path: its preamble as a system message, its prompt
+  with the recalled sessions in dialogue order; the answer model writes code, and upstream's
+  regex checks (``instructions-followed``) decide.
 """
 
 from __future__ import annotations
@@ -23,17 +26,23 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime
 from functools import cache
 from typing import Literal
 
+from memrank.answer.layouts import (
+    aml_slots,
+    locomo_slots,
+    longmemeval_slots,
+    mem0_slots,
+    memorycode_slots,
+)
 from memrank.answer.prompts import Prompt, prompt
 from memrank.errors import UsageError
 from memrank.evaluation import Task
 from memrank.system import Document, text_of
 from memrank.systems.models import CallParams, Message
 
-__all__ = ["PROTOCOLS", "JudgeStep", "Protocol", "protocol"]
+__all__ = ["PROTOCOLS", "JudgeStep", "Protocol", "Rendered", "protocol"]
 
 Role = Literal["system", "user"]
 
@@ -54,6 +63,18 @@ class JudgeStep:
 
 
 @dataclass(frozen=True)
+class Rendered:
+    """One answer request as it will be sent, and the part of it the budget counts."""
+
+    prompt: Prompt
+    messages: list[Message]
+    context: str
+    """The rendered span that carries the recalled documents, layout and names included:
+    from the first context slot's value to the last one's, exactly as it appears in the
+    message (what the token budget bounds)."""
+
+
+@dataclass(frozen=True)
 class Protocol:
     """One way of turning recalled documents into an answer and the answer into a score."""
 
@@ -64,13 +85,17 @@ class Protocol:
     answer_params: CallParams
     answer_model: str
     """The answer model the source used (or memrank's default where it is private)."""
-    unit: Callable[[Document], str]
-    """One document as the context shows it: what the token budget counts."""
     slots: Callable[[Task, Sequence[Document], Prompt], dict[str, str]]
     """The answer prompt's slot values from the task and the documents kept."""
+    context: tuple[str, ...]
+    """The slots that carry recalled material (memories, speaker names, history): the
+    rendered span from the first to the last of them is what the token budget counts."""
     judge: JudgeStep | None
     rules: tuple[str, ...]
     """Rule measures: ``answer-f1``, ``bleu-1`` (Mem0's), ``locomo-f1``."""
+    preamble: str | None = None
+    """A prompt sent as a system message before the answer prompt (MemoryCode's), rendered
+    from the same slots; None for one message."""
     skips: frozenset[str] = frozenset()
     """Task categories the source leaves out of every score."""
     verified: bool = True
@@ -82,8 +107,12 @@ class Protocol:
 
     def prompt_ids(self) -> tuple[str, ...]:
         """Every prompt id the protocol may send."""
-        judged = _JUDGE_PROMPTS.get(self.name, ())
-        return (self.answer_prompt, *judged)
+        preamble = (self.preamble,) if self.preamble else ()
+        return (self.answer_prompt, *preamble, *self.judge_prompt_ids())
+
+    def judge_prompt_ids(self) -> tuple[str, ...]:
+        """The prompt ids its judge may send."""
+        return _JUDGE_PROMPTS.get(self.name, ())
 
     def fingerprint(self) -> str:
         """sha256 over the bundle: prompt pins, parameters, default models, scoring."""
@@ -101,11 +130,19 @@ class Protocol:
         }
         return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()
 
-    def answer_messages(self, task: Task, kept: Sequence[Document]) -> tuple[Prompt, list[Message]]:
-        """The answer prompt and the exact messages sent for one task."""
+    def render(self, task: Task, kept: Sequence[Document]) -> Rendered:
+        """The answer prompt, the exact messages sent for one task, and their context span."""
         template = prompt(self.answer_prompt)
-        text = template.render(**self.slots(task, kept, template))
-        return template, [Message(role=self.answer_role, content=text)]
+        slots = self.slots(task, kept, template)
+        text, spans = template.render_spans(**slots)
+        placed = [spans[name] for name in self.context if name in spans]
+        context = text[min(s for s, _ in placed) : max(e for _, e in placed)] if placed else ""
+        messages = [Message(role=self.answer_role, content=text)]
+        if self.preamble is not None:
+            messages.insert(
+                0, Message(role="system", content=prompt(self.preamble).render(**slots))
+            )
+        return Rendered(template, messages, context)
 
     def judge_messages(self, task: Task, gold: str, answer: str) -> tuple[Prompt, list[Message]]:
         """The judge prompt and the exact messages sent for one answer."""
@@ -116,99 +153,6 @@ class Protocol:
             **{question: text_of(task.prompt), gold_slot: gold, answer_slot: answer}
         )
         return template, [Message(role="user", content=text)]
-
-
-# -- rendering ------------------------------------------------------------------------------------
-
-
-def _when(document: Document) -> str:
-    return document.timestamp.strftime("%Y-%m-%d %H:%M") if document.timestamp else "undated"
-
-
-def _lme_date(moment: datetime | None) -> str:
-    """LongMemEval's own date format: ``2023/05/20 (Sat) 02:21``."""
-    return moment.strftime("%Y/%m/%d (%a) %H:%M") if moment else "unknown"
-
-
-def _moment(document: Document) -> float:
-    return document.timestamp.timestamp() if document.timestamp else float("-inf")
-
-
-def _speaker(document: Document) -> str:
-    return str(document.metadata.get("speaker") or document.user_id or "user")
-
-
-def _by_speaker(kept: Sequence[Document]) -> tuple[str, list[Document], str, list[Document]]:
-    """The first speaker and their documents, then everyone else's (LoCoMo has two)."""
-    first = _speaker(kept[0]) if kept else "user"
-    others = sorted({_speaker(d) for d in kept} - {first})
-    return (
-        first,
-        [d for d in kept if _speaker(d) == first],
-        ", ".join(others),
-        [d for d in kept if _speaker(d) != first],
-    )
-
-
-def _mem0_unit(document: Document) -> str:
-    return f"{_when(document)}: {document.text}"
-
-
-def _mem0_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
-    # Mem0 renders each speaker's memories as json.dumps(list, indent=4) (ASCII-escaped).
-    name_1, docs_1, name_2, docs_2 = _by_speaker(kept)
-    return {
-        "speaker_1_user_id": name_1,
-        "speaker_1_memories": json.dumps([_mem0_unit(d) for d in docs_1], indent=4),
-        "speaker_2_user_id": name_2,
-        "speaker_2_memories": json.dumps([_mem0_unit(d) for d in docs_2], indent=4),
-        "question": text_of(task.prompt),
-    }
-
-
-def _locomo_unit(document: Document) -> str:
-    return f"[{_when(document)}] {document.text}"
-
-
-def _locomo_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
-    return {
-        "context": "\n".join(_locomo_unit(d) for d in kept),
-        "question": text_of(task.prompt),
-    }
-
-
-def _lme_turn(document: Document) -> dict[str, str]:
-    return {"role": str(document.metadata.get("role", "user")), "content": document.text}
-
-
-def _lme_unit(document: Document) -> str:
-    return json.dumps(_lme_turn(document))
-
-
-def _lme_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
-    # LongMemEval's history: sessions sorted by date, each '\n### Session {i}:\nSession Date:
-    # {date}\nSession Content:\n{json.dumps(turns)}\n'; here the turns kept by the budget.
-    sessions: dict[str, list[Document]] = {}
-    for document in kept:
-        sessions.setdefault(str(document.metadata.get("session_id", "")), []).append(document)
-    ordered = sorted(sessions.values(), key=lambda turns: _moment(turns[0]))
-    history = "".join(
-        f"\n### Session {i}:\nSession Date: {_lme_date(turns[0].timestamp)}\nSession Content:\n"
-        f"{json.dumps([_lme_turn(d) for d in turns])}\n"
-        for i, turns in enumerate(ordered, start=1)
-    )
-    return {"history": history, "date": _lme_date(task.asked_at), "question": text_of(task.prompt)}
-
-
-def _aml_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
-    name_1, docs_1, name_2, docs_2 = _by_speaker(kept)
-    return {
-        "speaker_1_name": name_1,
-        "speaker_1_memories": "\n".join(d.text for d in docs_1),
-        "speaker_2_name": name_2,
-        "speaker_2_memories": "\n".join(d.text for d in docs_2),
-        "question": text_of(task.prompt),
-    }
 
 
 _LME_TEMPLATES = {
@@ -250,8 +194,13 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="system",
             answer_params=CallParams(temperature=0.0),
             answer_model=_MINI,
-            unit=_mem0_unit,
-            slots=_mem0_slots,
+            slots=mem0_slots,
+            context=(
+                "speaker_1_user_id",
+                "speaker_1_memories",
+                "speaker_2_user_id",
+                "speaker_2_memories",
+            ),
             judge=JudgeStep(
                 prompt_of=lambda task: "mem0-judge",
                 params=CallParams(temperature=0.0, json_object=True),
@@ -269,8 +218,8 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="user",
             answer_params=CallParams(temperature=0.0, max_tokens=32),
             answer_model=_MINI,
-            unit=_locomo_unit,
-            slots=_locomo_slots,
+            slots=locomo_slots,
+            context=("context",),
             judge=None,
             rules=("locomo-f1",),
         ),
@@ -281,8 +230,8 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="user",
             answer_params=CallParams(temperature=0.0, max_tokens=500),
             answer_model=_MINI,
-            unit=_lme_unit,
-            slots=_lme_slots,
+            slots=longmemeval_slots,
+            context=("history",),
             judge=JudgeStep(
                 prompt_of=_lme_judge_prompt,
                 params=CallParams(temperature=0.0, max_tokens=10),
@@ -299,8 +248,13 @@ PROTOCOLS: dict[str, Protocol] = {
             answer_role="user",
             answer_params=CallParams(temperature=0.0),
             answer_model=_MINI,
-            unit=lambda document: document.text,
-            slots=_aml_slots,
+            slots=aml_slots,
+            context=(
+                "speaker_1_name",
+                "speaker_1_memories",
+                "speaker_2_name",
+                "speaker_2_memories",
+            ),
             judge=JudgeStep(
                 prompt_of=lambda task: "aml-judge",
                 params=CallParams(temperature=0.0, max_tokens=1024),
@@ -310,6 +264,20 @@ PROTOCOLS: dict[str, Protocol] = {
             ),
             rules=(),
             verified=False,
+        ),
+        Protocol(
+            name="memorycode",
+            version="v1",
+            answer_prompt="memorycode-answer",
+            answer_role="user",
+            # MemoryCode's OpenAI path sends model and messages only (no temperature)
+            answer_params=CallParams(temperature=None),
+            answer_model="openai:gpt-4o",
+            slots=memorycode_slots,
+            context=("session",),
+            judge=None,
+            rules=("instructions-followed",),
+            preamble="memorycode-preamble",
         ),
     )
 }

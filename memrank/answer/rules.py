@@ -3,7 +3,8 @@
 Mem0 (``evaluation/metrics/utils.py`` at aae5989e, Apache-2.0): ``simple_tokenize`` lowercases
 and turns ``. , ! ?`` into spaces; F1 is over token *sets*, 0 when either set is empty; BLEU-1
 is NLTK's ``sentence_bleu`` with weights (1, 0, 0, 0) and smoothing method1 over
-``word_tokenize`` of the lowercased texts, 0.0 when it raises. memrank tokenises with NLTK's
+``word_tokenize`` of the stripped, lowercased texts (``calculate_metrics`` strips them
+first), 0.0 when it raises. memrank tokenises with NLTK's
 Treebank word tokenizer without the Punkt sentence split (its model is a download); the two
 differ only where a full stop ends a sentence inside a multi-sentence answer.
 
@@ -51,8 +52,9 @@ def bleu_1(prediction: str, reference: str) -> float:
     from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
     try:
-        predicted = word_tokenize(str(prediction).lower(), preserve_line=True)
-        gold = word_tokenize(str(reference).lower(), preserve_line=True)
+        # Mem0's calculate_metrics strips both texts before its BLEU-1
+        predicted = word_tokenize(str(prediction).strip().lower(), preserve_line=True)
+        gold = word_tokenize(str(reference).strip().lower(), preserve_line=True)
         score = sentence_bleu(
             [gold],
             predicted,

@@ -13,19 +13,19 @@ is left as it is; a failed task stays failed. A failed answer call fails the tas
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memrank._clock import elapsed_ms, tick
 from memrank.answer.measures import answer_measures
-from memrank.answer.protocols import Protocol
+from memrank.answer.names import SYSTEM_ANSWERS
+from memrank.answer.protocols import Protocol, Rendered
 from memrank.answer.tokens import TOKENIZER, TOKENIZER_SHA256, count_tokens
-from memrank.budget import Budget, cut_to_budget
 from memrank.evaluation import Evaluation, Task
 from memrank.measure import Measure
-from memrank.systems.models import ChatModel
+from memrank.system import Document
+from memrank.systems.models import CallParams, ChatModel
 from memrank.trace import Answered, Answering, Failure, Step, Trace
 
 __all__ = ["DEFAULT_BUDGET_TOKENS", "AnswerStage", "categories_of"]
@@ -52,6 +52,8 @@ class AnswerStage:
     """The judge model; None leaves the protocol's judge out (rule measures still apply)."""
     passes: int = 1
     """Judge passes per answer; above 1 the spread over passes is reported."""
+    seed: int | None = None
+    """Sent with every answer and judge call where the API accepts a seed; recorded always."""
     _made: list[Measure] = field(default_factory=list, init=False, repr=False)
 
     def measures(self, evaluation: Evaluation) -> tuple[Measure, ...]:
@@ -59,21 +61,49 @@ class AnswerStage:
         if not self._made:
             self._made.extend(
                 answer_measures(
-                    self.protocol, categories_of(evaluation.tasks), self.judge, self.passes
+                    self.protocol,
+                    categories_of(evaluation.tasks),
+                    self.judge,
+                    self.passes,
+                    answerer=self.answerer,
+                    seed=self.seed,
                 )
             )
         return tuple(self._made)
 
-    def _budget(self) -> Budget:
-        if self.budget_tokens is None:
-            return Budget.uncapped("the answer stage was given no context budget")
-        return Budget.tokens(self.budget_tokens, "o200k")
+    @property
+    def made(self) -> tuple[Measure, ...]:
+        """The measures made so far (none before ``measures`` is first called)."""
+        return tuple(self._made)
+
+    @property
+    def answerer(self) -> str:
+        """Who answers, as value names carry it: the answer model's spec, or ``system`` when
+        the system under test answers on its own."""
+        return self.model.spec if self.model is not None else SYSTEM_ANSWERS
 
     def answer(self, traces: Sequence[Trace]) -> list[Trace]:
         """Every trace, the recalled ones answered, in the order given."""
         workers = max(1, min(8, len(traces)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(self._one, traces))
+
+    def fit(self, task: Task, recalled: Sequence[Document]) -> tuple[Rendered, int]:
+        """The request for ``task`` with the longest rank-order prefix of ``recalled`` whose
+        rendered context (layout, separators and names as sent) fits the budget, and how many
+        documents that prefix holds. Counted on the rendering itself, so it never exceeds."""
+        render = self.protocol.render
+        if self.budget_tokens is None:
+            return render(task, recalled), len(recalled)
+        best, low, high = render(task, ()), 0, len(recalled)
+        while low < high:  # the largest prefix that fits: a prefix only grows as it lengthens
+            middle = (low + high + 1) // 2
+            candidate = render(task, recalled[:middle])
+            if count_tokens(candidate.context) <= self.budget_tokens:
+                best, low = candidate, middle
+            else:
+                high = middle - 1
+        return best, low
 
     def _one(self, trace: Trace) -> Trace:
         model = self.model
@@ -85,17 +115,11 @@ class AnswerStage:
         ):
             return trace
         protocol = self.protocol
-        # Each document is counted as the context shows it, with the newline that joins it,
-        # so the kept ones bound the joined context; the cut itself is memrank.budget's.
         recalled = trace.recalled.documents
-        shown = [d.model_copy(update={"content": protocol.unit(d) + "\n"}) for d in recalled]
-        held = cut_to_budget(shown, self._budget(), count_tokens)
-        kept, cut = recalled[: len(held.kept)], recalled[len(held.kept) :]
-        context = "\n".join(protocol.unit(d) for d in kept)
         clock = tick()
         try:
-            template, messages = protocol.answer_messages(trace.task, kept)
-            completion = model.chat(messages, protocol.answer_params)
+            rendered, held = self.fit(trace.task, recalled)
+            completion = model.chat(rendered.messages, self.params(protocol.answer_params))
         except Exception as exc:  # noqa: BLE001 - a failed answer is recorded on its task
             message = str(exc) or type(exc).__name__
             failure = Failure(
@@ -103,20 +127,21 @@ class AnswerStage:
             )
             return trace.model_copy(update={"error": failure})
         took = elapsed_ms(clock)
-        request = json.dumps([m.model_dump() for m in messages], ensure_ascii=False).encode()
+        kept, cut = recalled[:held], recalled[held:]
         answering = Answering(
             protocol=protocol.id,
             protocol_sha256=protocol.fingerprint(),
             model=model.spec,
             reported_model=completion.model,
-            prompt_id=template.id,
-            prompt_sha256=template.sha256,
-            request_sha256=hashlib.sha256(request).hexdigest(),
+            prompt_id=rendered.prompt.id,
+            prompt_sha256=rendered.prompt.sha256,
+            request_sha256=completion.request_sha256,
+            seed=self.seed,
             tokenizer=TOKENIZER,
             tokenizer_sha256=TOKENIZER_SHA256,
             budget_tokens=self.budget_tokens,
-            context_tokens=count_tokens(context),
-            context_sha256=hashlib.sha256(context.encode()).hexdigest(),
+            context_tokens=count_tokens(rendered.context),
+            context_sha256=hashlib.sha256(rendered.context.encode()).hexdigest(),
             documents_sent=tuple(d.id for d in kept),
             documents_cut=tuple(d.id for d in cut),
             usage=completion.usage(),
@@ -127,3 +152,7 @@ class AnswerStage:
                 "timings_ms": {**trace.timings_ms, "answer": took},
             }
         )
+
+    def params(self, params: CallParams) -> CallParams:
+        """A protocol's parameters with the run's seed (sent where the API accepts one)."""
+        return params if self.seed is None else replace(params, seed=self.seed)

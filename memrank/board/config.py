@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from memrank.answer.names import judged_name, model_label
 from memrank.board import urls
 from memrank.errors import BoardConfigError
 
@@ -51,6 +52,23 @@ class Column(BaseModel):
     def key(self) -> str:
         """The column's name in links and filter parameters."""
         return urls.slug(self.evaluation)
+
+    @model_validator(mode="after")
+    def _judged_title_says_how(self) -> Column:
+        # A judged number means nothing without its protocol, answer model and judge.
+        judged = judged_name(self.measure)
+        if judged is None:
+            return self
+        wanted = [judged.protocol, model_label(judged.answerer)]
+        wanted += [model_label(judged.judge)] if judged.judge else []
+        missing = [part for part in wanted if part not in self.title]
+        if missing:
+            raise ValueError(
+                f"the column {self.evaluation!r} shows the answer measure {self.measure}; its "
+                f"title must name the protocol, the answer model and the judge: add "
+                f"{', '.join(missing)} to title {self.title!r}"
+            )
+        return self
 
 
 class Overall(BaseModel):

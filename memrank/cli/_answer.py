@@ -1,7 +1,8 @@
 """The answer and judge options of `memrank run`, and the stage they configure.
 
 A judge is named by ``--judge`` or the ``MEMRANK_JUDGE`` environment variable; ``--no-judge``
-turns it off. The protocol defaults by evaluation (locomo: mem0, longmemeval: longmemeval).
+turns it off. ``--answer-model`` and ``--seed`` default to ``MEMRANK_ANSWER_MODEL`` and
+``MEMRANK_SEED`` (so a sweep's shards and its merge are configured alike). The protocol defaults by evaluation (locomo: mem0, longmemeval: longmemeval).
 The answer stage runs when a judge is configured, or ``--answer-model`` or ``--protocol`` is
 given. An evaluation whose quality metric is the judge's (locomo, longmemeval, beam) run
 without one says so in its result, with the reason.
@@ -10,22 +11,35 @@ without one says so in its result, with the reason.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memrank.errors import UsageError
+from memrank.errors import JudgeFailed, UsageError
 from memrank.evaluation import Evaluation
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
+    from memrank.measure import Measure
 
-__all__ = ["JUDGE_VARIABLE", "AnswerOptions", "answer_options", "judge_spec", "plan"]
+__all__ = [
+    "ANSWER_MODEL_VARIABLE",
+    "JUDGE_VARIABLE",
+    "SEED_VARIABLE",
+    "AnswerOptions",
+    "answer_options",
+    "check_judged",
+    "judge_spec",
+    "plan",
+    "seed_option",
+]
 
 JUDGE_VARIABLE = "MEMRANK_JUDGE"
-_DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval"}
+ANSWER_MODEL_VARIABLE = "MEMRANK_ANSWER_MODEL"
+SEED_VARIABLE = "MEMRANK_SEED"
+_DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval", "memorycode": "memorycode"}
 _JUDGED_BY_DEFAULT = ("locomo", "longmemeval", "beam")
 
 
@@ -39,7 +53,17 @@ class AnswerOptions:
     answer_model: str | None
     token_budget: int | None
     passes: int
+    seed: int | None
     no_cache: bool
+
+
+seed_option = click.option(
+    "--seed",
+    type=int,
+    envvar=SEED_VARIABLE,
+    help="Seed for every answer and judge call: sent where the API takes one (OpenAI and "
+    f"compatible endpoints; not Anthropic's), recorded always (default: ${SEED_VARIABLE}).",
+)
 
 
 def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -57,12 +81,15 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--protocol",
             metavar="NAME",
-            help="Answer protocol: mem0, locomo, longmemeval, aml (default by evaluation).",
+            help="Answer protocol: mem0, locomo, longmemeval, aml, memorycode (default by "
+            "evaluation).",
         ),
         click.option(
             "--answer-model",
             metavar="PROVIDER:MODEL",
-            help="The model that answers from recalled documents (default: the protocol's).",
+            envvar=ANSWER_MODEL_VARIABLE,
+            help="The model that answers from recalled documents (default: "
+            f"${ANSWER_MODEL_VARIABLE} when set, else the protocol's).",
         ),
         click.option(
             "--token-budget",
@@ -77,6 +104,7 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.IntRange(min=1),
             help="Judge passes per answer; above 1 the spread over passes is reported.",
         ),
+        seed_option,
         click.option(
             "--no-cache", is_flag=True, help="Do not read or write the model response cache."
         ),
@@ -111,7 +139,7 @@ def plan(
         if name is None:
             raise UsageError(
                 f"evaluation {evaluation.name!r} has no default answer protocol; give --protocol "
-                "(mem0, locomo, longmemeval, aml)"
+                "(mem0, locomo, longmemeval, aml, memorycode)"
             )
         chosen = protocol(name)
         cache = None if options.no_cache else ResponseCache()
@@ -124,6 +152,7 @@ def plan(
             budget_tokens=_budget_tokens(options, evaluation),
             judge=model_from_spec(judge, cache=cache) if judge and chosen.judge else None,
             passes=options.passes,
+            seed=options.seed,
         )
     if evaluation.name in _JUDGED_BY_DEFAULT and (stage is None or stage.judge is None):
         reason = _not_judged(options, stage)
@@ -154,3 +183,16 @@ def _not_judged(options: AnswerOptions, stage: AnswerStage | None) -> str:
         f"no judge configured (give --judge or set {JUDGE_VARIABLE}); quality here is "
         "the retrieval measures only"
     )
+
+
+def check_judged(measures: Sequence[Measure]) -> None:
+    """Raise JudgeFailed when a judge among ``measures`` was asked and failed every call."""
+    from memrank.answer import Judge
+
+    for judge in (m for m in measures if isinstance(m, Judge)):
+        account = judge.account
+        if account.failures and not account.calls:
+            raise JudgeFailed(
+                f"the judge {judge.judge.spec} failed all {account.failures} call(s), so nothing "
+                f"was judged; first failure: {account.first_failure}"
+            )

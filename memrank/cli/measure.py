@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.cli._answer import JUDGE_VARIABLE, judge_spec
+from memrank.cli._answer import JUDGE_VARIABLE, check_judged, judge_spec, seed_option
 from memrank.errors import UsageError
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ __all__ = ["measure_command"]
     type=click.IntRange(min=1),
     help="Judge passes per answer; above 1 the spread over passes is reported.",
 )
+@seed_option
 @click.option("--no-cache", is_flag=True, help="Do not read or write the model response cache.")
 @click.option(
     "--save",
@@ -48,16 +49,19 @@ def measure_command(
     judge: str | None,
     protocol: str | None,
     passes: int,
+    seed: int | None,
     no_cache: bool,
     save_path: Path | None,
 ) -> None:
     """Judge the answers of the stored run RESULT (a result file) and print it.
 
-    Values of the same judge and protocol already in the file are replaced; the system is
-    never called. With a warm response cache, re-judging with the same judge makes no calls.
-    Exits 4 when RESULT cannot be read, 3 when it holds no answers to judge.
+    Values of the same judge, protocol and answer model already in the file are replaced; the
+    system is never called. The cost estimate is printed before judging and the real cost
+    after. With a warm response cache, re-judging with the same judge makes no calls.
+    Exits 4 when RESULT cannot be read, 3 when it holds no answers to judge, 8 when the
+    judge failed every call (after printing the result).
     """
-    from memrank.answer import answer_measures, spent
+    from memrank.answer import AnswerStage, answer_measures, estimate, spent
     from memrank.answer import protocol as protocol_named
     from memrank.answer.stage import categories_of
     from memrank.result import Result
@@ -72,8 +76,17 @@ def measure_command(
     if chosen.judge is None:
         raise UsageError(f"protocol {chosen.id} is decided by a rule and has no judge")
     model = model_from_spec(spec, cache=None if no_cache else ResponseCache())
+    answered = [t.task for t in result.traces if t.answered is not None]
+    stage = AnswerStage(protocol=chosen, model=None, judge=model, passes=passes, seed=seed)
+    click.echo(estimate(stage, answered).line())
     measures = answer_measures(
-        chosen, categories_of([t.task for t in result.traces]), model, passes, rules=False
+        chosen,
+        categories_of([t.task for t in result.traces]),
+        model,
+        passes,
+        answerer=_answerer_of(result, result_path),
+        seed=seed,
+        rules=False,
     )
     replaced = {name for m in measures for name in m.names()}
     kept = tuple(v for v in result.values if v.measure not in replaced)
@@ -83,6 +96,7 @@ def measure_command(
     if save_path is not None:
         judged.save(save_path)
         click.echo(f"saved:      {save_path}")
+    check_judged(measures)
 
 
 def _protocol_of(result: Result, path: Path) -> str:
@@ -93,3 +107,20 @@ def _protocol_of(result: Result, path: Path) -> str:
         f"{path}: no answer in it was made by memrank's answer stage, so its protocol is not "
         "recorded; give --protocol"
     )
+
+
+def _answerer_of(result: Result, path: Path) -> str:
+    """Who answered the stored run: its one answer model, or ``system`` when the system
+    answered on its own; value names carry it."""
+    from memrank.answer import SYSTEM_ANSWERS
+
+    answered = [t.answered for t in result.traces if t.answered is not None]
+    models = {a.answering.model if a.answering else SYSTEM_ANSWERS for a in answered}
+    if not models:  # nothing answered: measuring refuses, saying what the run lacks
+        return SYSTEM_ANSWERS
+    if len(models) > 1:
+        raise UsageError(
+            f"{path}: its answers come from {len(models)} answerers ({', '.join(sorted(models))}); "
+            "a column has one answer model, so judge each run apart"
+        )
+    return models.pop()

@@ -75,7 +75,7 @@ def reproduce_command(
     is "byte-identical" (exit 0) when the rerun's result and scores files have the signed
     digests; otherwise "differs" (exit 9), after the published scores read against the
     rerun's: which tasks flipped, and which recorded fields differ. An endpoint observation is
-    re-measured against --option base_url=URL, never reproduced. Exits 8 when the build cannot
+    re-measured against --option base_url=URL, never reproduced. Exits 10 when the build cannot
     be recreated (the commit is not here, a distribution cannot be had), 6 when the run does
     not verify.
     """

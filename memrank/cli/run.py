@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from memrank.cli._answer import AnswerOptions, answer_options, plan
+from memrank.cli._answer import AnswerOptions, answer_options, check_judged, plan
 from memrank.errors import RefusedRun, TasksFailedInRun
 
 if TYPE_CHECKING:
@@ -99,7 +99,9 @@ def run_command(
     answers from what the system recalled and the protocol's measures score the answers; the
     cost estimate is printed before the run and the real cost after. Exits 3 when the run is
     refused; a refused run is still saved when --save is given.
-    Exits 7 when the run finished but tasks failed, after printing (and saving) the result.
+    Exits 7 when the run finished but tasks failed (an answer model that failed every call
+    among them), 8 when the judge failed every call; both after printing (and saving) the
+    result.
     Exits 130 when interrupted, keeping what was done: `--resume` goes on from there.
     """
     from memrank.runs.shards import parse_shard
@@ -147,6 +149,8 @@ def run_command(
         click.echo(f"run:        {record.id}", err=True)
     if result.refusal is not None:
         raise RefusedRun(result.refusal)
+    for stage in staged:
+        check_judged(stage.made)
     if result.failed:
         raise TasksFailedInRun(
             f"{len(result.failed)} of {len(result.traces)} task(s) failed; each failure is "

@@ -19,6 +19,8 @@ How the file becomes tasks:
   3 temporal, 4 open-domain, 5 adversarial. memrank keys by the number only.
 - evidence ids are normalised (``"D8:6; D9:17"`` split, ``D:11:26`` read as ``D11:26``); ids
   naming no turn of the conversation are dropped and listed in ``metadata["evidence_dropped"]``;
+- every task names the conversation's two speakers, speaker_a first, in ``metadata["speakers"]``
+  (Mem0's answer prompt lists speaker_a's memories first);
 - category 5 is adversarial: its questions (answer in ``adversarial_answer``) are negative
   tasks, reported under the ``-negative`` names and never in a headline mean.
 """
@@ -167,8 +169,9 @@ def _conversation(sample: dict[str, Any]) -> list[Task]:
             evidence = EvidenceTurn(id=document.id, session=session, text=turn["text"])
             turns[document.id] = (document, evidence)
     context = tuple(document for document, _ in turns.values())
+    speakers = [str(conversation["speaker_a"]), str(conversation["speaker_b"])]
     return [
-        _task(group, number, question, context, turns)
+        _task(group, number, question, context, turns, speakers)
         for number, question in enumerate(sample["qa"], start=1)
     ]
 
@@ -192,6 +195,7 @@ def _task(
     question: dict[str, Any],
     context: tuple[Document, ...],
     turns: dict[str, tuple[Document, EvidenceTurn]],
+    speakers: list[str],
 ) -> Task:
     category = str(question["category"])
     named = _evidence_ids(question["evidence"])
@@ -203,6 +207,7 @@ def _task(
         metadata["evidence_dropped"] = dropped
     if negative:
         metadata["adversarial_answer"] = str(question["adversarial_answer"])
+    metadata["speakers"] = speakers  # speaker_a, speaker_b: answer prompts list A first
     return Task(
         id=f"{group}:q{number}",
         prompt=question["question"],

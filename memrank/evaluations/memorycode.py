@@ -16,6 +16,8 @@ a regex over that code. How the files become tasks:
 - one task per history query (what upstream asks after the last session), id
   ``dialogue-<n>:h<j>``, category the dialogue's length ``sessions-<count>``, prompt the
   upstream wording: ``Write a <query>. ...follow all the latest coding guidelines...``;
+- the dialogue's mentor, mentee and company are in ``metadata["roles"]`` (MemoryCode's answer
+  preamble names them);
 - every instruction in force is listed in ``metadata["instructions"]`` (its id, the Python
   object its rule checks, the rule, its governing session, and whether this query is its own);
   the evidence is the sessions that govern them: where each was introduced or last updated,
@@ -192,8 +194,9 @@ def _dialogue(number: int, data: dict[str, Any], counts: Counter[str]) -> list[T
         if all(turn.id != held["document"] for turn in evidence):
             evidence.append(EvidenceTurn(id=held["document"], session=held["session"], text=""))
     documents = tuple(context)
+    roles = {role: str(data["context"][role]) for role in ("mentor", "mentee", "company")}
     return [
-        _task(group, position, query, documents, governing, evidence, len(sessions))
+        _task(group, position, query, documents, governing, evidence, len(sessions), roles)
         for position, query in enumerate(last["history_eval_query"], start=1)
     ]
 
@@ -206,9 +209,11 @@ def _task(
     governing: dict[int, dict[str, Any]],
     evidence: list[EvidenceTurn],
     length: int,
+    roles: dict[str, str],
 ) -> Task:
     metadata = evidence_metadata(evidence)
     metadata["query"] = query
+    metadata["roles"] = roles  # mentor, mentee, company: MemoryCode's answer preamble names them
     metadata["instructions"] = [
         {key: held[key] for key in ("id", "object", "rule", "session")}
         | {"own": held["query"] == query}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -62,3 +63,31 @@ def locomo_few(locomo_smoke: memrank.Evaluation) -> memrank.Evaluation:
     for category in ("1", "2", "3", "4", "5"):
         chosen.extend([t for t in locomo_smoke.tasks if t.category == category][:3])
     return locomo_smoke.model_copy(update={"tasks": tuple(chosen), "measures": ()})
+
+
+SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "answer-and-judge.md"
+# The fenced texts of the reference document, by order of appearance, pinned for AML (whose
+# repository could not be read); every other pin is checked against upstream's own files.
+_SPEC_BLOCKS = {10: "aml-answer", 11: "aml-judge"}
+
+
+def spec_texts() -> dict[str, str]:
+    """The AML texts from the reference document (the test skips when it is not there)."""
+    if not SPEC.is_file():
+        pytest.skip(f"the reference document is not at {SPEC}")
+    blocks = re.findall(r"~~~~text\n(.*?)\n~~~~", SPEC.read_text("utf-8"), re.S)
+    return {name: blocks[index] for index, name in _SPEC_BLOCKS.items()}
+
+
+@pytest.fixture
+def aml_texts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """AML's texts in a folder named by MEMRANK_PROMPTS_DIR; False when the reference
+    document is not beside the clone (AML's texts do not ship)."""
+    if not SPEC.is_file():
+        return False
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    for name, text in spec_texts().items():
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8", newline="")
+    monkeypatch.setenv("MEMRANK_PROMPTS_DIR", str(folder))
+    return True

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import memrank
+from memrank.answer import answer_name
 from memrank.cli import main
 from tests.answer.conftest import protocol_reply
 from tests.systems.models.chat_server import ChatServer
@@ -41,7 +42,7 @@ def test_a_judged_run_then_rejudging_it_from_a_warm_cache_makes_no_calls(tmp_pat
     assert output.index("estimate:") < output.index("system:") < output.index("judged:")
     assert "cost at most unknown (no listed price)" in output
     assert "0 from the response cache" in output and "from the response cache" in again.output
-    name = f"judge:mem0@v1:{judge}"
+    name = answer_name("judge", "mem0@v1", answer, judge)
     first = [v for v in memrank.Result.load(saved).values if v.measure.startswith(name)]
     second = [v for v in memrank.Result.load(rejudged).values if v.measure.startswith(name)]
     strip = {f"{name}.calls"}  # the account says the calls were cached this time
@@ -98,5 +99,7 @@ def test_a_rule_protocol_run_says_it_is_decided_by_a_rule(tmp_path: Path) -> Non
         )
     assert outcome.exit_code == 0, outcome.output
     assert "not judged: protocol locomo@v1 is decided by a rule" in outcome.output
-    (mean,) = memrank.Result.load(path).values_of("locomo-f1:locomo@v1.mean")[:1]
+    (mean,) = memrank.Result.load(path).values_of(
+        f"{answer_name('locomo-f1', 'locomo@v1', answer)}.mean"
+    )[:1]
     assert mean.value is not None and mean.decider.value == "rule"

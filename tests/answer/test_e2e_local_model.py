@@ -26,7 +26,7 @@ import pytest
 
 import memrank
 from memrank._cachedir import user_cache_dir
-from memrank.answer import AnswerStage, protocol
+from memrank.answer import AnswerStage, answer_name, protocol
 from memrank.systems.models import model_from_spec
 
 pytestmark = pytest.mark.skipif(
@@ -133,7 +133,7 @@ def test_bm25_locomo_smoke_answered_and_judged_by_a_local_model(
         results.append(memrank.run(memrank.system("bm25"), evaluation, answer=stage))
         model.close()
     first, second = results
-    judge = f"judge:mem0@v1:{local_model}"
+    judge = answer_name("judge", "mem0@v1", local_model, local_model)
     for trace in first.traces:
         assert trace.error is None, trace.error
         record = trace.answered.answering

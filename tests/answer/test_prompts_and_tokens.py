@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -12,40 +11,51 @@ import pytest
 from memrank.answer import PROTOCOLS, TOKENIZER_SHA256, count_tokens, pins, prompt, protocol
 from memrank.answer.prompts import PROMPTS_DIR_VARIABLE
 from memrank.errors import DatasetMismatch, UsageError
-
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "spec" / "answer-and-judge.md"
-# The fenced texts of the reference document, by order of appearance, that memrank pins.
-_SPEC_BLOCKS = {
-    0: "mem0-answer",
-    1: "mem0-judge",
-    3: "longmemeval-judge-default",
-    4: "longmemeval-judge-temporal-reasoning",
-    5: "longmemeval-judge-knowledge-update",
-    6: "longmemeval-judge-single-session-preference",
-    7: "longmemeval-judge-abstention",
-    10: "aml-answer",
-    11: "aml-judge",
-}
-
-
-def _spec_texts() -> dict[str, str]:
-    if not SPEC.is_file():
-        pytest.skip(f"the reference document is not at {SPEC}")
-    blocks = re.findall(r"~~~~text\n(.*?)\n~~~~", SPEC.read_text("utf-8"), re.S)
-    return {name: blocks[index] for index, name in _SPEC_BLOCKS.items()}
+from tests.answer.conftest import spec_texts
+from tests.answer.upstream import (
+    UPSTREAM_FSTRINGS,
+    UPSTREAM_PROMPTS,
+    constant,
+    fstring,
+    sources,
+)
 
 
 def test_every_shipped_prompt_matches_its_pin() -> None:
     shipped = [pin for pin in pins().values() if pin.shipped]
-    assert len(shipped) == 9
+    assert len(shipped) == 11
     for pin in shipped:
         text = prompt(pin.id).text
         assert hashlib.sha256(text.encode()).hexdigest() == pin.sha256
         assert all(p in text for p in pin.placeholders), pin.id
 
 
-def test_pins_are_the_published_texts_byte_for_byte() -> None:
-    for name, text in _spec_texts().items():
+def test_every_shipped_source_prompt_is_the_upstream_string_byte_for_byte() -> None:
+    sourced = {pin.id for pin in pins().values() if pin.shipped and pin.commit}
+    assert sourced == set(UPSTREAM_PROMPTS) | set(UPSTREAM_FSTRINGS)  # every one is checked
+    for name, (file, variable, index) in UPSTREAM_PROMPTS.items():
+        upstream = constant(file, variable, index).encode()
+        assert prompt(name).text.encode() == upstream, name
+        assert hashlib.sha256(upstream).hexdigest() == pins()[name].sha256, name
+        assert pins()[name].commit == sources()[file]["commit"], name
+
+
+def test_memorycodes_f_strings_are_upstreams_literal_text() -> None:
+    for name, (file, function, variable) in UPSTREAM_FSTRINGS.items():
+        upstream = fstring(file, function, variable).encode()
+        assert prompt(name).text.encode() == upstream, name
+        assert pins()[name].commit == sources()[file]["commit"], name
+
+
+def test_mem0s_judge_prompt_ends_with_its_newline() -> None:
+    text = prompt("mem0-judge").text.encode()
+    assert len(text) == 1669 and text.endswith(b'"label".\n')
+
+
+def test_the_aml_pins_are_the_reference_documents_texts() -> None:
+    # AML's repository could not be read: its texts are checked against the reference copy
+    for name in ("aml-answer", "aml-judge"):
+        text = spec_texts()[name]
         assert hashlib.sha256(text.encode()).hexdigest() == pins()[name].sha256, name
 
 
@@ -66,7 +76,7 @@ def test_aml_does_not_ship_and_is_read_from_the_users_folder(
     with pytest.raises(UsageError, match=f"does not ship with memrank.*{PROMPTS_DIR_VARIABLE}"):
         prompt("aml-judge")
     monkeypatch.setenv(PROMPTS_DIR_VARIABLE, str(tmp_path))
-    texts = _spec_texts()
+    texts = spec_texts()
     (tmp_path / "aml-judge.txt").write_text(texts["aml-judge"], encoding="utf-8", newline="")
     judge = prompt("aml-judge")
     rendered = judge.render(question="Q?", gold_answer="G", generated_answer="A")

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 
 import memrank
-from memrank.answer import AnswerStage, count_tokens, prompt, protocol
-from memrank.systems.models import OpenAIChat, ResponseCache
+from memrank.answer import AnswerStage, answer_name, count_tokens, prompt, protocol
+from memrank.systems.models import OpenAIChat, ResponseCache, cache_key
 from memrank.trace import Step
 from tests.answer.conftest import SERVER_ANSWER, Alternating, protocol_reply
 from tests.systems.models.chat_server import KEY, OPENAI_401, ChatServer
 
 PINNED = {
     "mem0-answer": "f3c786104816bba61d03b7f41c2be45009e6c8c296a04d9712ab1a59e4ae2399",
-    "mem0-judge": "595aab6674c7704ac912fcd577e78fa4a76fde4b14e26c6fca070c63edb249cd",
-    "longmemeval-judge-temporal-reasoning": "41b9228e72383f57deb2ef0aa73946ec5a30c75c5c5a3215e051420ab3fbb3d9",
-    "longmemeval-judge-abstention": "5c05eb2ce11f92bd0ae18b9b412575953898531d845028eb9e63e974eb2cba67",
+    "mem0-judge": "62395dd312a631dfd9355026a0b69cc936018274c3198b6365b5c2a5c9bca9e0",
+    "longmemeval-judge-temporal-reasoning": "8d33a5fdd83afeeb4592454a965eab43d1fcb2dedc042d1d3892f4254be6c273",
+    "longmemeval-judge-abstention": "5c0b365a1e1d06db36377c735432b56e122ca3c428f89faf61d43a0d5a7e050b",
 }
 
 
@@ -87,13 +87,11 @@ def test_mem0_requests_are_the_pinned_prompts_rendered(locomo_few: memrank.Evalu
     (own,) = [
         b for b in answers if f"Question: {trace.task.prompt}\n" in b["messages"][0]["content"]
     ]
-    assert (
-        record.request_sha256
-        == hashlib.sha256(json.dumps(own["messages"], ensure_ascii=False).encode()).hexdigest()
-    )
+    (sent,) = [e.body for e in server.logged("/v1/chat/completions") if json.loads(e.body) == own]
+    assert record.request_sha256 == cache_key(model.endpoint, model.model, sent)
     assert record.usage["input_tokens"] > 0 and "cost_usd" not in record.usage
     assert "answer" in trace.timings_ms
-    name = f"judge:mem0@v1:{model.spec}"
+    name = answer_name("judge", "mem0@v1", model.spec, model.spec)
     values = {v.task_id: v for v in result.values_of(name) if v.measure == name}
     assert values[scored[0].id].value == 1.0 and values[scored[0].id].why == '{"label": "CORRECT"}'
     skipped = values[[t for t in locomo_few.tasks if t.category == "5"][0].id]
@@ -120,13 +118,17 @@ def test_the_context_never_exceeds_the_budget_and_cuts_in_rank_order(
         recalled = trace.recalled.documents
         ids = tuple(d.id for d in recalled)
         assert record.documents_sent + record.documents_cut == ids  # rank order, nothing lost
-        context = "\n".join(chosen.unit(d) for d in recalled[: len(record.documents_sent)])
+        context = chosen.render(trace.task, recalled[: len(record.documents_sent)]).context
         assert record.context_tokens == count_tokens(context) <= budget
         assert record.context_sha256 == hashlib.sha256(context.encode()).hexdigest()
         assert record.tokenizer == "o200k_base" and record.budget_tokens == budget
         cut_somewhere |= bool(record.documents_cut)
     assert cut_somewhere
-    f1 = {v.task_id: v.value for v in result.values if v.measure == "locomo-f1:locomo@v1"}
+    f1 = {
+        v.task_id: v.value
+        for v in result.values
+        if v.measure == answer_name("locomo-f1", "locomo@v1", model.spec)
+    }
     adversarial = [t.id for t in locomo_few.tasks if t.category == "5"]
     assert all(f1[i] == 1.0 for i in adversarial)  # the server says "Not mentioned ..."
     bodies = [json.loads(e.body) for e in server.logged("/v1/chat/completions")]
@@ -183,7 +185,7 @@ def test_longmemeval_picks_its_template_by_type_and_abs_overrides() -> None:
         ]
     )
     assert all(b["max_tokens"] == 10 and b["temperature"] == 0.0 for b in judged)
-    name = f"judge:longmemeval@v1:{model.spec}"
+    name = answer_name("judge", "longmemeval@v1", model.spec, model.spec)
     assert [v.value for v in result.values if v.measure == name] == [1.0, 1.0]
 
 
@@ -208,7 +210,8 @@ def test_a_model_under_test_answers_on_its_own() -> None:
         {"role": "user", "content": "Capital of France?"}
     ]
     values = {v.measure: v.value for v in result.values if v.task_id == "q"}
-    assert values[f"judge:mem0@v1:{judge.spec}"] == 1.0 and values["answer-f1:mem0@v1"] == 1.0
+    assert values[answer_name("judge", "mem0@v1", "system", judge.spec)] == 1.0
+    assert values[answer_name("answer-f1", "mem0@v1", "system")] == 1.0
 
 
 def test_a_failed_answer_fails_its_task_and_the_judge_does_not_guess(
@@ -244,7 +247,11 @@ def test_a_malformed_verdict_is_none_with_the_reply_never_wrong(
             memrank.system("bm25"), few, answer=AnswerStage(protocol("mem0"), model, judge=model)
         )
         model.close()
-    judged = [v for v in result.values if v.measure == f"judge:mem0@v1:{model.spec}"]
+    judged = [
+        v
+        for v in result.values
+        if v.measure == answer_name("judge", "mem0@v1", model.spec, model.spec)
+    ]
     assert judged and all(v.value is None for v in judged)
     assert all("malformed verdict" in v.why and "I think it is right" in v.why for v in judged)
 
@@ -256,7 +263,7 @@ def test_judge_passes_report_their_spread(locomo_few: memrank.Evaluation, tmp_pa
         stage = AnswerStage(protocol("mem0"), model, judge=model, passes=4)
         result = memrank.run(memrank.system("bm25"), few, answer=stage)
         model.close()
-    name = f"judge:mem0@v1:{model.spec}"
+    name = answer_name("judge", "mem0@v1", model.spec, model.spec)
     # every pass was asked (the cache keeps passes apart): 3 answers + 3 x 4 judge calls
     assert len(server.logged("/v1/chat/completions")) == 3 + 12
     assert len([v for v in result.values if v.measure == f"{name}.pass-4"]) == 3
@@ -274,7 +281,8 @@ def test_an_unreachable_judge_leaves_tasks_undecided(locomo_few: memrank.Evaluat
         )
         model.close()
         judge.close()
-    (value,) = [v for v in result.values if v.measure == f"judge:mem0@v1:{judge.spec}"]
+    name = answer_name("judge", "mem0@v1", model.spec, judge.spec)
+    (value,) = [v for v in result.values if v.measure == name]
     assert value.value is None and value.why.startswith("the judge call failed: EndpointError")
     assert "Incorrect API key provided" in value.why
 

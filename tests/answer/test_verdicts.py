@@ -44,15 +44,20 @@ def test_longmemeval_yes_no(reply: str, value: float | None) -> None:
     assert yes_no(reply)[0] == value
 
 
-def test_judged_names_read_back_protocol_and_judge() -> None:
-    from memrank.answer import judged_name
+def test_judged_names_read_back_protocol_answer_model_and_judge() -> None:
+    from memrank.answer import answer_name, judged_name
 
-    assert judged_name("judge:mem0@v1:openai-compatible:http://127.0.0.1:8080/v1:llama3:8b") == (
-        "judge",
-        "mem0@v1",
-        "openai-compatible:http://127.0.0.1:8080/v1:llama3:8b",
+    local = "openai-compatible:http://127.0.0.1:8080/v1:llama3:8b"
+    name = answer_name("judge", "mem0@v1", "anthropic:claude-haiku-4-5", local)
+    assert name == "judge:mem0@v1:answer=anthropic:claude-haiku-4-5:judge=" + local
+    assert judged_name(name) == ("judge", "mem0@v1", "anthropic:claude-haiku-4-5", local)
+    assert judged_name(answer_name("locomo-f1", "locomo@v1", local)) == (
+        "locomo-f1",
+        "locomo@v1",
+        local,
+        None,
     )
-    assert judged_name("locomo-f1:locomo@v1") == ("locomo-f1", "locomo@v1", None)
+    assert judged_name("locomo-f1:locomo@v1") is None  # a name without its answer model
     assert judged_name("evidence-recall@5") is None and judged_name("judge") is None
 
 
@@ -61,7 +66,8 @@ def test_a_single_pass_judge_is_declared_binary() -> None:
     from memrank.systems.models import OpenAIChat
 
     judge = OpenAIChat("m", base_url="http://127.0.0.1:9/v1", api_key=None)
-    one, many = Judge(protocol("mem0"), judge), Judge(protocol("mem0"), judge, passes=3)
+    one = Judge(protocol("mem0"), judge, answerer="system")
+    many = Judge(protocol("mem0"), judge, passes=3, answerer="system")
     assert one.binary == (one.name,)
     assert many.binary == tuple(f"{many.name}.pass-{i}" for i in (1, 2, 3))
     judge.close()

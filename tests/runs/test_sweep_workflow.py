@@ -114,3 +114,18 @@ def test_local_actions_are_checked_out_before_use(sweep: dict[str, Any]) -> None
             for u in uses:
                 if u.startswith("./"):
                     assert (WORKFLOWS.parent / u / "action.yml").is_file(), u
+
+
+def test_the_answer_model_judge_and_seed_reach_every_shard_and_the_merge(
+    sweep: dict[str, Any],
+) -> None:
+    inputs = sweep["on"]["workflow_dispatch"]["inputs"]
+    assert {"judge", "answer_model", "seed"} <= set(inputs)
+    wanted = {
+        "MEMRANK_JUDGE": "${{ inputs.judge }}",
+        "MEMRANK_ANSWER_MODEL": "${{ inputs.answer_model }}",
+        "MEMRANK_SEED": "${{ inputs.seed }}",
+    }
+    for job in ("shard", "merge"):
+        (step,) = [s for s in _steps(sweep["jobs"][job]) if "run" in s and "memrank" in s["run"]]
+        assert wanted.items() <= step["env"].items(), job

@@ -68,6 +68,9 @@ class Completion(BaseModel):
     """From the price table; None when the price or a token count is unknown (never 0)."""
     cached: bool
     """Whether the answer came from the response cache rather than the endpoint."""
+    request_sha256: str
+    """sha256 over the endpoint, the model and the request body bytes (parameters and
+    messages): the request itself, so two runs that sent the same bytes share it."""
 
     def usage(self) -> dict[str, float]:
         """Usage as a trace records it: only what is known, so absent never reads as zero."""
@@ -145,13 +148,14 @@ class ChatModel(Model):
         body = json.dumps(
             self._body(messages, params), ensure_ascii=False, separators=(",", ":")
         ).encode()
+        request = cache_key(self.endpoint, self.model, body)
         key = cache_key(self.endpoint, self.model, body, replica)
         stored = self.cache.get(key) if self.cache is not None else None
         if stored is not None:
-            completion = self._completion(stored, cached=True)
+            completion = self._completion(stored, request, cached=True)
         else:
             reply = self._send(body)
-            completion = self._completion(reply.content, cached=False)
+            completion = self._completion(reply.content, request, cached=False)
             if self.cache is not None:
                 self.cache.put(key, reply.content)
         self._last.completion = completion
@@ -206,7 +210,7 @@ class ChatModel(Model):
             f"attempt(s); {self.provider} said: {self._http.excerpt(said.encode())}"
         )
 
-    def _completion(self, content: bytes, *, cached: bool) -> Completion:
+    def _completion(self, content: bytes, request: str, *, cached: bool) -> Completion:
         data = _json_or_none(content)
         try:
             if not isinstance(data, dict):
@@ -225,6 +229,7 @@ class ChatModel(Model):
             finish=finish,
             cost_usd=cost_usd(self.price, input_tokens, output_tokens),
             cached=cached,
+            request_sha256=request,
         )
 
 
