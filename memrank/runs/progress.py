@@ -11,6 +11,7 @@ import time
 from typing import TextIO
 
 from memrank._drive import Observer, UnitOutcome
+from memrank.runs.watch import in_flight_part
 from memrank.trace import Trace
 
 __all__ = ["Progress"]
@@ -52,8 +53,15 @@ class Progress:
             self.inner.task_finished(trace)
         with self._lock:
             self.tasks_done += 1
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Redraw the live line, at most ten times a second (also while nothing finishes)."""
+        if not self.live:
+            return
+        with self._lock:
             now = time.monotonic()
-            if self.live and now - self._drawn >= _REDRAW_S:
+            if now - self._drawn >= _REDRAW_S:
                 self._drawn = now
                 self.stream.write("\r" + self.line() + "\033[K")
                 self.stream.flush()
@@ -80,10 +88,11 @@ class Progress:
         left = self.total_tasks - self.tasks_done
         eta = _clock(left / rate) if rate > 0 else "--:--:--"
         share = 100 * self.tasks_done // self.total_tasks if self.total_tasks else 100
+        waiting = in_flight_part()
         return (
             f"{self.label}  {self.tasks_done}/{self.total_tasks} tasks ({share}%)  "
             f"{self.units_done}/{self.total_units} units  {rate:.1f} tasks/s  ETA {_clock_or(left, eta)}"
-        )
+        ) + (f"  {waiting}" if waiting else "")
 
 
 def _clock(seconds: float) -> str:
