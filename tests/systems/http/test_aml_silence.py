@@ -14,6 +14,7 @@ from memrank.runs.watch import in_flight_part, watching
 from memrank.systems import WordOverlap
 from memrank.wire._service import ContractService
 from tests.loopback import Canned, Logged, _Handler, _Loopback
+from tests.runs.conftest import slow
 
 
 class HungSearch(_Loopback):
@@ -36,6 +37,7 @@ class HungSearch(_Loopback):
             handler.reply(Canned(answer.status, answer.body))
 
 
+@slow  # a minute of waiting, as the default asks
 def test_a_hung_search_at_the_defaults_is_named_within_90_seconds() -> None:
     lines: list[tuple[float, str]] = []
     with HungSearch() as server:
