@@ -4,6 +4,7 @@ sent to (the breaker), an Add rides out a run of failures with its request id, a
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -86,3 +87,18 @@ def test_memrank_run_against_an_always_503_endpoint_exits_7_quickly(tmp_path: Pa
     assert took < 30
     assert "5 of 5 task(s) failed" in outcome.output
     assert len(Result.load(path).failed) == 5  # saved first, then the exit
+
+
+def test_the_demo_score_of_a_dead_endpoint_is_zero() -> None:
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    demo = memrank.evaluation("demo")
+    assert any(task.expected.abstain for task in demo.tasks)  # the case that scored 0.2
+    memory = AmlMemory(url, backoff=0.01)
+    result = memrank.run(memory, demo)
+    memory.close()
+    assert len(result.failed) == len(result.traces)
+    scores = result.values_of("demo-score")
+    assert scores and all(v.value == 0.0 for v in scores), scores
+    assert all("counted as not recalled" in v.why for v in scores)
