@@ -93,7 +93,9 @@ class Breaker:
                 f"({self._attempts} attempts)"
             )
         elif len(self._recent) == self.window and sum(self._recent) >= self.rate * self.window:
-            why = f"{sum(self._recent)} of the last {self.window} calls failed at their first attempt"
+            why = (
+                f"{sum(self._recent)} of the last {self.window} calls failed at their first attempt"
+            )
         else:
             return
         self._reason = (
