@@ -10,6 +10,7 @@ import threading
 import time
 
 from memrank._inflight import in_flight
+from memrank.runs.progress import Progress
 from memrank.runs.watch import in_flight_part, watching
 from memrank.systems import WordOverlap
 from memrank.wire._service import ContractService
@@ -74,6 +75,8 @@ def test_the_progress_piece_counts_calls_in_flight_and_a_watch_names_the_stuck_o
     with watching(stream, stuck_after=0.2), in_flight("Search for user_id 'u' (POST /search)"):
         time.sleep(0.1)
         assert in_flight_part() == "1 call in flight, oldest 0 s"
+        line = Progress(io.StringIO(), tasks=5, units=1, label="aml × demo", live=False).line()
+        assert line.endswith("ETA --:--:--  1 call in flight, oldest 0 s")
         time.sleep(2.3)  # the watch looks once a second: it names the call once, not twice
     assert in_flight_part() == ""
     assert stream.getvalue() == ("still waiting after 1 s: Search for user_id 'u' (POST /search)\n")
