@@ -1,4 +1,5 @@
-"""The progress line of a long run, on stderr: tasks and units done, the rate, and the time left.
+"""The progress line of a long run, on stderr: tasks and units done, the rate, the time left, and
+the calls in flight to a running service.
 
 On a terminal it redraws one line in place, at most ten times a second; elsewhere (a log file,
 a pipe) it writes one line per finished unit, and only when asked to (``--progress``).
@@ -81,7 +82,8 @@ class Progress:
             self.stream.flush()
 
     def line(self) -> str:
-        """``label  312/1986 tasks (15%)  3/10 units  145.2 tasks/s  ETA 0:00:11``."""
+        """``label  312/1986 tasks (15%)  3/10 units  145.2 tasks/s  ETA 0:00:11``, then the
+        calls in flight to a service, if any (``2 calls in flight, oldest 14 s``)."""
         elapsed = max(time.monotonic() - self._started, 1e-9)
         ran = self.tasks_done - self.kept  # tasks kept from a journal took no time here
         rate = ran / elapsed

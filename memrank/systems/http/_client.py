@@ -8,9 +8,9 @@ time budget. Every exchange (connect, send, every byte of the answer) ends withi
 deadline, and an answer larger than the cap is refused as it streams, or as it inflates when
 the service compressed it although memrank asks for identity, so no endpoint can hold a call
 for ever or fill memory. Each call is registered in flight while it lasts (memrank._inflight),
-so a run can name what it waits on. Error text it puts in a
-message is capped and has the secret cut out, and says what happened: unreachable, too slow,
-dropped, or redirected (naming where to).
+so a run can name what it waits on. Error text it puts in a message is capped and has the
+secret cut out, and says what happened: unreachable, too slow, dropped, or redirected
+(naming where to).
 """
 
 from __future__ import annotations
@@ -109,8 +109,9 @@ class HttpClient:
 
     ``timeout`` is the deadline of one exchange in seconds, from connecting to the last byte
     of the answer; ``call_budget`` the seconds one call may take in all, every attempt and
-    wait included (default: one deadline and two minutes), so a request the service never answers costs at
-    most that, retried or not; ``max_response_bytes`` the largest answer read, inflated.
+    wait included (default: one deadline and two minutes), so a request the service never
+    answers costs at most that, retried or not; ``max_response_bytes`` the largest answer
+    read, inflated.
     """
 
     def __init__(

@@ -68,11 +68,12 @@ class AmlMemory(Memory):
     all (an Add repeats its request_id and body, so a retry never stores twice), within two
     minutes of waiting between them; ``backoff`` the seconds before the first retry, doubling
     after; ``call_budget`` the seconds one call may take in all, retries and waits included
-    (default: one deadline and two minutes), so a query the service never answers costs one task that long;
-    ``max_response_mb`` the largest answer read. The endpoint's health is probed once,
-    with a 10 s deadline, and remembered; an endpoint that keeps failing is no longer sent to
-    (a circuit breaker), so its remaining tasks fail at once. ``memrank.run`` drives each unit on its own handle (``for_unit``); driven directly,
-    the units live under ``eval:run_<random>:direct``.
+    (default: one deadline and two minutes), so a query the service never answers costs one
+    task that long; ``max_response_mb`` the largest answer read. The endpoint's health is
+    probed once, with a 10 s deadline, and remembered; an endpoint whose calls keep failing is
+    no longer sent to (a circuit breaker), so its remaining tasks fail at once. A result records
+    the endpoint's origin in its components. ``memrank.run`` drives each unit on its own handle
+    (``for_unit``); driven directly, the units live under ``eval:run_<random>:direct``.
     """
 
     name = "aml"
