@@ -17,7 +17,7 @@ from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measure import Value
 from memrank.measures.kinds import declared_binary
-from memrank.reruns import rerun_note
+from memrank.reruns import rerun_note, systems_differ
 from memrank.result import Result, SystemRecord
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
@@ -115,6 +115,9 @@ class Paired(BaseModel):
     rerun: str | None = None
     """Set when A and B ran one configuration and still differ: the system is not
     deterministic from run to run (memrank.reruns)."""
+    differ: str | None = None
+    """Set when A and B ran one system class whose records differ (another endpoint, engine
+    version or configuration): the reading compares two systems, not a rerun."""
     notice: Closing = CLOSING
     """The closing line, carried with the numbers wherever they go."""
 
@@ -155,6 +158,7 @@ def paired(a: Result, b: Result) -> Paired:
         measures_only_in_a=tuple(m for m in values_a if m not in values_b),
         measures_only_in_b=tuple(m for m in values_b if m not in values_a),
         rerun=rerun_note(a, b),
+        differ=systems_differ(a, b),
     )
 
 
@@ -305,6 +309,8 @@ def _layout(reading: Paired) -> str:
             lines.append(f"  {label}: {len(names)} ({_some(names)}), not paired")
     if reading.rerun:
         lines.append(f"  rerun: {reading.rerun}")
+    if reading.differ:
+        lines.append(f"  not a rerun: {reading.differ}")
     if not reading.measures:
         lines += ["", "no task-scope measure is carried by both results; nothing to pair"]
     for measure in reading.measures:

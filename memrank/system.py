@@ -178,6 +178,11 @@ class System:
         """The parts this system is composed of (embedder, model, reranker) by name."""
         return {}
 
+    def time_limits(self) -> str | None:
+        """For a system reached over a network: its deadlines, its budget per call and the
+        worst-case time to a verdict on a dead endpoint, as a run states them at its start."""
+        return None
+
 
 class Memory(System):
     """A memory is told things, asked later for what is relevant, and cleared on request.

@@ -7,7 +7,13 @@ from collections.abc import Sequence
 
 import memrank
 from memrank import Document, Recall
-from memrank.reruns import differing_tasks, is_rerun, rerun_note
+from memrank.measures.budget import RecalledWords
+from memrank.reruns import differing_tasks, is_rerun, rerun_note, systems_differ
+from memrank.run import measure
+from memrank.systems import WordOverlap
+from memrank.systems.http import AmlMemory
+from memrank.wire._service import ContractService
+from memrank.wire.serve import serving
 
 
 class Dice(memrank.Memory):
@@ -31,6 +37,13 @@ class Dice(memrank.Memory):
         self.documents = []
 
 
+class Forgetful(WordOverlap):
+    """Told everything, recalls nothing: another system behind the same contract."""
+
+    def retrieve(self, query, k, user_id, query_timestamp=None) -> Recall:  # type: ignore[no-untyped-def]
+        return Recall()
+
+
 def test_two_reruns_that_differ_are_called_not_deterministic() -> None:
     demo = memrank.evaluation("demo")
     runs = [memrank.run(Dice(), demo) for _ in range(8)]
@@ -51,3 +64,42 @@ def test_identical_reruns_and_different_systems_carry_no_note() -> None:
     other = memrank.run(memrank.system("word-overlap"), demo)
     assert not is_rerun(a, other) and rerun_note(a, other) is None
     assert memrank.paired(a, other).rerun is None
+
+
+def test_bookkeeping_values_are_not_scores_and_make_no_rerun_note() -> None:
+    demo = memrank.evaluation("demo")
+    a = measure(memrank.run(memrank.system("bm25"), demo), RecalledWords())
+    recounted = tuple(
+        v.model_copy(update={"value": (v.value or 0) + 1}) if v.measure == "recalled-words" else v
+        for v in a.values
+    )
+    b = a.model_copy(update={"values": recounted})
+    assert any(v.measure == "recalled-words" for v in a.values)
+    assert differing_tasks(a, b) == (0, len(demo.tasks)) and rerun_note(a, b) is None
+    rescored = tuple(
+        v.model_copy(update={"value": 1 - (v.value or 0)})
+        if v.measure == "word-match" and v.task_id == demo.tasks[0].id
+        else v
+        for v in recounted
+    )
+    note = rerun_note(a, a.model_copy(update={"values": rescored}))
+    assert note is not None and f"1 of {len(demo.tasks)} task(s) have different scores" in note
+
+
+def test_runs_of_one_class_against_two_endpoints_are_two_systems_not_a_rerun() -> None:
+    demo = memrank.evaluation("demo")
+    with serving(ContractService(WordOverlap)) as one, serving(ContractService(Forgetful)) as two:
+        runs = []
+        for url in (one, two):
+            memory = AmlMemory(url)
+            runs.append(memrank.run(memory, demo))
+            memory.close()
+    a, b = runs
+    assert a.system.components["endpoint"] == one and b.system.components["endpoint"] == two
+    assert differing_tasks(a, b)[0] > 0
+    assert not is_rerun(a, b) and rerun_note(a, b) is None
+    reading = memrank.paired(a, b)
+    assert reading.rerun is None and reading.differ is not None
+    assert f"endpoint: {one!r} vs {two!r}" in reading.differ
+    assert "not a rerun: A and B both ran AmlMemory, but the systems differ" in str(reading)
+    assert systems_differ(a, a) is None

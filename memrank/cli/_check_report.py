@@ -21,6 +21,10 @@ def report_outcomes(outcomes: list[CheckOutcome], as_json: bool, printed: bool =
         click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
     else:
         click.echo(tally(outcomes) if printed else layout(outcomes))
-    failed = [o.name for o in outcomes if not o.passed]
+    failed = [o.name for o in outcomes if o.ran and not o.passed]
+    not_run = sum(not o.ran for o in outcomes)
     if failed:
-        raise CheckFailed(f"{len(failed)} check(s) failed: {', '.join(failed)}")
+        raise CheckFailed(
+            f"{len(failed)} check(s) failed: {', '.join(failed)}"
+            + (f"; {not_run} not run, as the endpoint stopped answering" if not_run else "")
+        )

@@ -84,8 +84,8 @@ def check_command(
 ) -> None:
     """Check an endpoint against the Add/Search contract before a formal run.
 
-    Prints every check as it ends, with pass, warn or FAIL and its evidence, and exits 1
-    when any fails.
+    Prints every check as it ends, with pass, warn, FAIL or skip (not run, as the endpoint
+    stopped answering) and its evidence, and exits 1 when any fails.
     """
     from memrank.cli._check_report import report_outcomes
     from memrank.systems.http._client import Auth

@@ -15,7 +15,8 @@ class DemoScore(Measure):
     """Evidence recall per group, the demo's headline.
 
     A task counts when every evidence document came back; an abstention task has no evidence
-    to recall and counts as recalled; a failed task counts as not recalled.
+    to recall and counts as recalled when it ran; a failed task, abstention or not, counts as
+    not recalled.
     """
 
     name, scope, reads, decider = "demo-score", Scope.GROUP, ("recalled",), Decider.RULE
@@ -46,6 +47,8 @@ class DemoScore(Measure):
     @staticmethod
     def _recalled(trace: Trace) -> float | None:
         expected = trace.task.expected
+        if not trace.ok and (expected.abstain or expected.evidence_doc_ids):
+            return 0.0  # a failed task recalled nothing, abstention included
         if expected.abstain:
             return 1.0
         if not expected.evidence_doc_ids:

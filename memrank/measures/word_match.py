@@ -35,7 +35,9 @@ class WordMatch(Measure):
         expected = trace.task.expected
         if expected.abstain:
             # Nothing in the material answers the question, so no span can be missing.
-            return self._value(trace, 1.0, f"{PROXY}; matched None in None")
+            return self._value(
+                trace, 1.0, f"{PROXY}; an abstention task: the material answers nothing to match"
+            )
         if not expected.required_spans:
             return self._value(
                 trace, None, "the task names no required spans; word-match cannot decide"

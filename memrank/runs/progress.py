@@ -1,4 +1,5 @@
-"""The progress line of a long run, on stderr: tasks and units done, the rate, and the time left.
+"""The progress line of a long run, on stderr: tasks and units done, the rate, the time left, and
+the calls in flight to a running service.
 
 On a terminal it redraws one line in place, at most ten times a second; elsewhere (a log file,
 a pipe) it writes one line per finished unit, and only when asked to (``--progress``).
@@ -11,6 +12,7 @@ import time
 from typing import TextIO
 
 from memrank._drive import Observer, UnitOutcome
+from memrank.runs.watch import in_flight_part
 from memrank.trace import Trace
 
 __all__ = ["Progress"]
@@ -52,8 +54,15 @@ class Progress:
             self.inner.task_finished(trace)
         with self._lock:
             self.tasks_done += 1
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Redraw the live line, at most ten times a second (also while nothing finishes)."""
+        if not self.live:
+            return
+        with self._lock:
             now = time.monotonic()
-            if self.live and now - self._drawn >= _REDRAW_S:
+            if now - self._drawn >= _REDRAW_S:
                 self._drawn = now
                 self.stream.write("\r" + self.line() + "\033[K")
                 self.stream.flush()
@@ -73,17 +82,19 @@ class Progress:
             self.stream.flush()
 
     def line(self) -> str:
-        """``label  312/1986 tasks (15%)  3/10 units  145.2 tasks/s  ETA 0:00:11``."""
+        """``label  312/1986 tasks (15%)  3/10 units  145.2 tasks/s  ETA 0:00:11``, then the
+        calls in flight to a service, if any (``2 calls in flight, oldest 14 s``)."""
         elapsed = max(time.monotonic() - self._started, 1e-9)
         ran = self.tasks_done - self.kept  # tasks kept from a journal took no time here
         rate = ran / elapsed
         left = self.total_tasks - self.tasks_done
         eta = _clock(left / rate) if rate > 0 else "--:--:--"
         share = 100 * self.tasks_done // self.total_tasks if self.total_tasks else 100
+        waiting = in_flight_part()
         return (
             f"{self.label}  {self.tasks_done}/{self.total_tasks} tasks ({share}%)  "
             f"{self.units_done}/{self.total_units} units  {rate:.1f} tasks/s  ETA {_clock_or(left, eta)}"
-        )
+        ) + (f"  {waiting}" if waiting else "")
 
 
 def _clock(seconds: float) -> str:

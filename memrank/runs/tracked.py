@@ -36,6 +36,7 @@ from memrank.runs.registry import (
 )
 from memrank.runs.shards import Shard, shard_of
 from memrank.runs.summary import headline
+from memrank.runs.watch import watching
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
@@ -204,15 +205,20 @@ def _go(
         if progress
         else journal
     )
+    limits = made.time_limits()
+    if limits is not None:  # over the wire: how long anything can take, said before it does
+        print(limits, file=sys.stderr, flush=True)
+    redraw = observer.redraw if isinstance(observer, Progress) else None
     try:
-        result = run(
-            made,
-            evaluation,
-            concurrency=request.concurrency,
-            observer=observer,
-            started=journal.earlier.started,
-            answer=stage,
-        )
+        with watching(sys.stderr, redraw):
+            result = run(
+                made,
+                evaluation,
+                concurrency=request.concurrency,
+                observer=observer,
+                started=journal.earlier.started,
+                answer=stage,
+            )
     finally:
         journal.close()
         if isinstance(observer, Progress):

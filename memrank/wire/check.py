@@ -99,6 +99,18 @@ class _Checker:
             raise FailedCheck(f"no list of items in the Search answer: {self.text(reply)}")
         return [_text(item.get("content") if isinstance(item, dict) else item) for item in items]
 
+    def typed(self, reply: Reply, evidence: str) -> str:
+        """``evidence`` when the JSON answer says it is JSON; a warning when its Content-Type
+        says otherwise (a client that trusts the type would not read it)."""
+        given = reply.headers.get("Content-Type", "")
+        media = given.partition(";")[0].strip().lower()
+        if media == "application/json" or media.endswith("+json"):
+            return evidence
+        raise Warned(
+            f"{evidence}; but the JSON came as Content-Type {given or '(none)'!r}, "
+            "not application/json"
+        )
+
     def text(self, reply: Reply) -> str:
         return self.client.excerpt(reply.content)[:300] or "(empty body)"
 
@@ -125,7 +137,9 @@ class _Checker:
         mismatches = echo_mismatches(AddRequest.model_validate_json(orjson.dumps(request)), answer)
         if mismatches:
             raise FailedCheck("; ".join(mismatches))
-        return "HTTP 200, success true, request_id, user_id and session_id echoed byte for byte"
+        return self.typed(
+            reply, "HTTP 200, success true, request_id, user_id and session_id echoed byte for byte"
+        )
 
     def search_shape(self) -> str:
         user = self.user("shape")
@@ -137,7 +151,10 @@ class _Checker:
             answer = SearchResponse.model_validate_json(reply.content)
         except ValidationError as exc:
             raise FailedCheck(f"{problems_of(exc)}; body: {self.text(reply)}") from None
-        return f"an object whose data holds {len(answer.data)} item(s), each with id and content"
+        return self.typed(
+            reply,
+            f"an object whose data holds {len(answer.data)} item(s), each with id and content",
+        )
 
     def searchable(self) -> str:
         user, token = self.user("fresh"), _token()

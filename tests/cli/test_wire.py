@@ -104,7 +104,7 @@ def test_check_passes_a_conformant_endpoint_and_prints_json() -> None:
     assert as_json.exit_code == 0
     outcomes = json.loads(as_json.output)
     assert len(outcomes) == 10 and all(o["passed"] for o in outcomes)
-    assert set(outcomes[0]) == {"name", "requirement", "passed", "evidence", "warning"}
+    assert set(outcomes[0]) == {"name", "requirement", "passed", "evidence", "warning", "ran"}
 
 
 def test_check_exits_1_naming_the_failed_checks() -> None:

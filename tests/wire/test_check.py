@@ -13,8 +13,9 @@ from memrank.systems import WordOverlap
 from memrank.systems.http._client import Auth
 from memrank.systems.http.aml import AmlEndpoints
 from memrank.wire._service import Answer, ContractService
-from memrank.wire.check import check, layout
+from memrank.wire.check import check, layout, tally
 from memrank.wire.serve import serving
+from tests.loopback import Logged, Scripted, _Handler
 from tests.systems.http.raw import Raw, trickle
 
 
@@ -213,3 +214,36 @@ def test_a_trickling_endpoint_is_reported_within_twice_the_deadline_and_the_rest
     assert took < 2 * 0.5
     assert "did not answer in full within the 0.5 s deadline" in outcomes[0].evidence
     assert all(o.evidence.startswith("not run, as the endpoint") for o in outcomes[1:])
+
+
+def test_checks_not_run_are_counted_apart_from_failures() -> None:
+    outcomes = check(AmlEndpoints.of("http://127.0.0.1:9"), timeout=2)
+    assert [o.ran for o in outcomes] == [True] + [False] * (len(outcomes) - 1)
+    assert tally(outcomes) == f"{len(outcomes)} checks: 0 passed, 1 failed, 9 not run"
+    assert layout(outcomes).splitlines()[1].startswith("skip  add-echo")
+
+
+class MislabelledJson(Scripted):
+    """Answers the contract's JSON, labelled text/html, as a misconfigured proxy would."""
+
+    def answer(self, handler: _Handler, body: bytes) -> None:
+        self.record(Logged(handler.command, handler.path, handler.lowered_headers(), body))
+        if handler.path == "/add":
+            sent = orjson.loads(body)
+            ids = {k: sent[k] for k in ("request_id", "user_id", "session_id")}
+            answer = orjson.dumps({"success": True, **ids})
+        else:
+            answer = b'{"data": []}'
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html; charset=utf-8")
+        handler.send_header("Content-Length", str(len(answer)))
+        handler.end_headers()
+        handler.wfile.write(answer)
+
+
+def test_json_under_a_content_type_that_is_not_json_warns() -> None:
+    with MislabelledJson() as server:
+        outcomes = {o.name: o for o in check(AmlEndpoints.of(server.url), timeout=5)}
+    for name in ("add-echo", "search-shape"):
+        assert outcomes[name].passed and outcomes[name].warning, outcomes[name]
+        assert "came as Content-Type 'text/html; charset=utf-8'" in outcomes[name].evidence

@@ -1,13 +1,16 @@
 """What every handle of one AmlMemory shares: the endpoints, the pooled client, the retry
-policies, the remembered health of the endpoint, and the user_ids already used."""
+policies, the remembered health of the endpoint (and the version it names, if it does), and
+the user_ids already used."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
 
+import orjson
+
 from memrank.errors import EndpointError, UsageError
-from memrank.systems.http._client import HttpClient, RetryPolicy, checked_url
+from memrank.systems.http._client import HttpClient, Reply, RetryPolicy, checked_url, origin
 
 __all__ = [
     "ADD_RETRIES",
@@ -79,6 +82,13 @@ class AmlService:
         self._health: EndpointError | bool = False
         """False until probed; then True, or the error every later unit meets at once."""
         self._used: set[str] = set()
+        self.version: str | None = None
+        """The version the health answer names (``{"version": ...}``), when it names one."""
+
+    def identity(self) -> dict[str, str]:
+        """Where the endpoints are, as a run records them: scheme, host and port, no key."""
+        add, search = origin(self.endpoints.add), origin(self.endpoints.search)
+        return {"endpoint": add} if add == search else {"endpoint": add, "search endpoint": search}
 
     def ensure_healthy(self) -> None:
         """Probe health once, with its own short deadline, before the first call; the answer,
@@ -98,7 +108,10 @@ class AmlService:
             )
         except EndpointError as exc:
             return exc
-        return True if 200 <= reply.status < 300 else self.client.failure(reply, url, what)
+        if not 200 <= reply.status < 300:
+            return self.client.failure(reply, url, what)
+        self.version = _version_in(reply)
+        return True
 
     def claim(self, user_id: str) -> None:
         with self._lock:
@@ -109,3 +122,13 @@ class AmlService:
                     "has a new run id) or use a new AmlMemory"
                 )
             self._used.add(user_id)
+
+
+def _version_in(reply: Reply) -> str | None:
+    """The ``version`` a JSON health answer names, if it names one as text."""
+    try:
+        body = orjson.loads(reply.content)
+    except orjson.JSONDecodeError:
+        return None
+    version = body.get("version") if isinstance(body, dict) else None
+    return version if isinstance(version, str) and version else None

@@ -36,6 +36,9 @@ class CheckOutcome(BaseModel):
     """What was sent and what came back."""
     warning: bool = False
     """Passed, but the endpoint did something the contract allows and a reader should know."""
+    ran: bool = True
+    """False when the check was not run, as the endpoint had stopped answering: counted apart
+    from the checks that failed (``passed`` is False too, as nothing passed)."""
 
 
 class FailedCheck(Exception):
@@ -56,12 +59,12 @@ def run_checks(
 
     A check returns its evidence when it passes; a FailedCheck or an endpoint that cannot be
     reached fails that check alone, so the rest still run, unless the endpoint failed to
-    answer the first check or ``STOP_AFTER`` in a row: then the rest are failed unrun.
+    answer the first check or ``STOP_AFTER`` in a row: then the rest are reported not run.
     """
     outcomes: list[CheckOutcome] = []
     silent, stopped_by = 0, ""
     for position, (name, run_check, requirement) in enumerate(checks):
-        warning = False
+        warning, ran = False, not stopped_by
         if stopped_by:
             passed, evidence = False, f"not run, as the endpoint did not answer: {stopped_by}"
         else:
@@ -76,7 +79,12 @@ def run_checks(
                 if silent >= STOP_AFTER or position == 0:
                     stopped_by = f"{name}: {exc}"
         outcome = CheckOutcome(
-            name=name, requirement=requirement, passed=passed, evidence=evidence, warning=warning
+            name=name,
+            requirement=requirement,
+            passed=passed,
+            evidence=evidence,
+            warning=warning,
+            ran=ran,
         )
         outcomes.append(outcome)
         if on_outcome is not None:
@@ -85,17 +93,26 @@ def run_checks(
 
 
 def line(outcome: CheckOutcome, width: int) -> str:
-    """One check as printed: ``pass``, ``warn`` or ``FAIL``, the name, the evidence."""
+    """One check as printed: ``pass``, ``warn``, ``FAIL`` or ``skip`` (not run), the name, the
+    evidence."""
+    if not outcome.ran:
+        return f"skip  {outcome.name:<{width}}  {outcome.evidence}"
     if not outcome.passed:
         return f"FAIL  {outcome.name:<{width}}  {outcome.requirement}: {outcome.evidence}"
     return f"{'warn' if outcome.warning else 'pass'}  {outcome.name:<{width}}  {outcome.evidence}"
 
 
 def tally(outcomes: list[CheckOutcome]) -> str:
-    failed = sum(not o.passed for o in outcomes)
+    """``10 checks: 1 passed, 2 failed, 7 not run``: a check not run is not a failure found."""
+    not_run = sum(not o.ran for o in outcomes)
+    failed = sum(not o.passed for o in outcomes) - not_run
     warned = sum(o.warning for o in outcomes)
-    passed = f"{len(outcomes) - failed} passed" + (f" ({warned} with a warning)" if warned else "")
-    return f"{len(outcomes)} checks: {passed}, {failed} failed"
+    passed = f"{len(outcomes) - failed - not_run} passed" + (
+        f" ({warned} with a warning)" if warned else ""
+    )
+    return f"{len(outcomes)} checks: {passed}, {failed} failed" + (
+        f", {not_run} not run" if not_run else ""
+    )
 
 
 def layout(outcomes: list[CheckOutcome]) -> str:

@@ -3,31 +3,35 @@
 It holds the auth header, the deadline, the response cap, a circuit breaker and a
 connection pool that concurrent units share, and applies a retry policy per operation:
 bounded exponential backoff that honours Retry-After, the identical request body on every
-attempt, within a total waiting budget. Every exchange (connect, send, every byte of the
-answer) ends within the deadline, and an answer larger than the cap is refused as it
-streams, so no endpoint can hold a call for ever or fill memory. Error text it puts in a
-message is capped and has the secret cut out, and says what happened: unreachable, too slow,
-dropped, or redirected (naming where to).
+attempt, within a total waiting budget, and every call, retries included, within its own
+time budget. Every exchange (connect, send, every byte of the answer) ends within the
+deadline, and an answer larger than the cap is refused as it streams, or as it inflates when
+the service compressed it although memrank asks for identity, so no endpoint can hold a call
+for ever or fill memory. Each call is registered in flight while it lasts (memrank._inflight),
+so a run can name what it waits on. Error text it puts in a message is capped and has the
+secret cut out, and says what happened: unreachable, too slow, dropped, or redirected
+(naming where to).
 """
 
 from __future__ import annotations
 
-import hmac
-import os
 import threading
 import time
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 
+from memrank._inflight import STUCK_AFTER, in_flight
 from memrank.errors import ContractError, EndpointError, UsageError
+from memrank.systems.http._auth import SCHEMES, Auth
 from memrank.systems.http._breaker import Breaker
 from memrank.systems.http._deadline import deadline, transport
-from memrank.systems.http._policy import NO_RETRY, RetryPolicy, retry_after_seconds
+from memrank.systems.http._inflate import codings_of, inflated
+from memrank.systems.http._policy import NO_RETRY, WAITING, RetryPolicy, retry_after_seconds
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -38,69 +42,17 @@ __all__ = [
     "Reply",
     "RetryPolicy",
     "checked_url",
+    "origin",
     "positive",
     "redirect_note",
     "timings_since",
 ]
-
-SCHEMES = ("Token", "Bearer", "X-Api-Key")
-"""The authentication schemes a service may use: ``Authorization: Token|Bearer <key>`` or
-an ``X-Api-Key: <key>`` header."""
 
 _TEXT_CAP = 500
 MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 """The largest answer read by default: far above any Search of top_k items of text, far
 below what would strain memory."""
 Number = TypeVar("Number", int, float)
-
-
-@dataclass(frozen=True)
-class Auth:
-    """An authentication scheme and its secret (never printed)."""
-
-    scheme: str
-    secret: str = field(repr=False)
-
-    def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise UsageError(
-                f"auth scheme {self.scheme!r} is not one of {', '.join(SCHEMES)}; "
-                "pick the one the endpoint expects"
-            )
-        if not self.secret:
-            raise UsageError(f"the {self.scheme} secret is empty; give the key")
-
-    @classmethod
-    def named(cls, scheme: str, secret: str) -> Auth:
-        """An Auth from a scheme name given in any letter case."""
-        canonical = {s.lower(): s for s in SCHEMES}.get(scheme.lower(), scheme)
-        return cls(canonical, secret)
-
-    @classmethod
-    def from_spec(cls, spec: str) -> Auth:
-        """``SCHEME:ENVVAR`` (as ``--auth`` takes it): the scheme, keyed by that variable."""
-        scheme, colon, variable = spec.partition(":")
-        if not colon or not variable:
-            raise UsageError(
-                f"--auth {spec!r} is not SCHEME:ENVVAR; e.g. --auth Bearer:AML_API_KEY "
-                f"(schemes: {', '.join(SCHEMES)})"
-            )
-        secret = os.environ.get(variable, "")
-        if not secret:
-            raise UsageError(f"--auth {spec}: the environment variable {variable} is not set")
-        return cls.named(scheme, secret)
-
-    def headers(self) -> dict[str, str]:
-        """The header that carries the secret."""
-        if self.scheme == "X-Api-Key":
-            return {"X-Api-Key": self.secret}
-        return {"Authorization": f"{self.scheme} {self.secret}"}
-
-    def accepts(self, headers: Mapping[str, str]) -> bool:
-        """Whether request headers (looked up by lower-case name) carry this secret."""
-        ((name, expected),) = self.headers().items()
-        given = headers.get(name.lower(), "")
-        return hmac.compare_digest(given.encode(), expected.encode())
 
 
 @dataclass(frozen=True)
@@ -156,7 +108,10 @@ class HttpClient:
     circuit breaker and retries; safe across threads.
 
     ``timeout`` is the deadline of one exchange in seconds, from connecting to the last byte
-    of the answer; ``max_response_bytes`` the largest answer read.
+    of the answer; ``call_budget`` the seconds one call may take in all, every attempt and
+    wait included (default: one deadline and two minutes), so a request the service never
+    answers costs at most that, retried or not; ``max_response_bytes`` the largest answer
+    read, inflated.
     """
 
     def __init__(
@@ -164,6 +119,7 @@ class HttpClient:
         auth: Auth | None,
         *,
         timeout: float,
+        call_budget: float | None = None,
         connect_timeout: float = 10.0,
         unreachable: str = "",
         max_response_bytes: int = MAX_RESPONSE_BYTES,
@@ -171,6 +127,7 @@ class HttpClient:
     ) -> None:
         self._auth = auth
         self._timeout = timeout
+        self.call_budget = timeout + WAITING if call_budget is None else call_budget
         self._cap = max_response_bytes
         self._unreachable = unreachable
         """Appended to the message when the service cannot be reached: what to check."""
@@ -180,6 +137,8 @@ class HttpClient:
             timeout=httpx.Timeout(timeout, connect=min(timeout, connect_timeout)),
             headers={
                 "Content-Type": "application/json",
+                # a compressed answer could inflate past any cap: ask for none
+                "Accept-Encoding": "identity",
                 **(headers or {}),  # fixed headers an API requires (a version pin)
                 **(auth.headers() if auth else {}),
             },
@@ -239,6 +198,19 @@ class HttpClient:
         with self._breakers_lock:
             return self._breakers.setdefault(circuit, Breaker())
 
+    def time_limits(self, policy: RetryPolicy, calls: str) -> str:
+        """The bounds on time of ``calls`` made under ``policy``, as a run states them at its
+        start: the deadline, the budget, and the worst case to a verdict on a dead endpoint."""
+        budget, span = self.call_budget, Breaker().span
+        return (
+            f"{calls}: each request's deadline {self._timeout:g} s; each call's budget "
+            f"{budget:g} s ({policy.attempts} attempts at most, {policy.waiting:g} s of waiting "
+            f"between them at most); a call still waiting after {STUCK_AFTER:g} s is named "
+            f"here. An endpoint that stops answering is declared down after about {budget:g} s "
+            f"when two or more units run at once ({2 * budget:g} s when one does); one that "
+            f"answers only errors, after about {span:g} s."
+        )
+
     def excerpt(self, content: bytes) -> str:
         """Text from a service, capped at 500 characters, with the secret cut out."""
         text = content.decode("utf-8", errors="replace")
@@ -260,8 +232,39 @@ class HttpClient:
         timeout: float | None = None,
         circuit: str | None = None,
     ) -> Reply:
-        seconds = self._timeout if timeout is None else timeout
-        breaker = self.breaker(circuit or _origin(url))
+        limit = self._timeout if timeout is None else timeout
+        # a deadline given for one call (a health probe) comes with its own budget
+        budget = self.call_budget if timeout is None else timeout + policy.waiting
+        breaker = self.breaker(circuit or origin(url))
+        with in_flight(f"{what} ({method} {url})") as call:
+            return self._attempts(
+                method,
+                url,
+                body,
+                policy,
+                what,
+                authenticated,
+                (limit, budget),
+                breaker,
+                call.number,
+            )
+
+    def _attempts(
+        self,
+        method: str,
+        url: str,
+        body: bytes | None,
+        policy: RetryPolicy,
+        what: str,
+        authenticated: bool,
+        bounds: tuple[float, float],
+        breaker: Breaker,
+        call: int,
+    ) -> Reply:
+        """The attempts of call number ``call``: each within the first of ``bounds`` (the
+        deadline), all within the second (the call's budget)."""
+        limit, budget = bounds
+        ends = time.monotonic() + budget
         round_trip = waited = 0.0
         for attempt in range(1, policy.attempts + 1):
             breaker.admit(what)
@@ -269,19 +272,20 @@ class HttpClient:
             if not authenticated:
                 for name in ("Authorization", "X-Api-Key"):
                     request.headers.pop(name, None)
-            started = time.perf_counter()
+            seconds = min(limit, ends - time.monotonic())
+            began, started = time.monotonic(), time.perf_counter()
             try:
                 with deadline(seconds):
                     status, headers, content = self._exchange(request, url, what)
             except httpx.TransportError as exc:
                 round_trip += time.perf_counter() - started
-                said = _transport_words(exc, seconds)
-                breaker.record(True, said)
+                said = _transport_words(exc, seconds, budget if seconds < limit else None)
+                breaker.record(call, attempt, True, said, began)
                 pause = policy.wait(attempt, None)
                 retried = policy.transport and (
                     policy.timeouts or not isinstance(exc, httpx.TimeoutException)
                 )
-                if not retried or _last(attempt, policy, waited + pause):
+                if not retried or _last(attempt, policy, waited + pause, ends - pause):
                     hint = self._unreachable if isinstance(exc, httpx.ConnectError) else ""
                     raise EndpointError(
                         f"{what}: {url} {said} after {attempt} attempt(s): "
@@ -290,11 +294,11 @@ class HttpClient:
                     ) from None
             else:
                 round_trip += time.perf_counter() - started
-                breaker.record(_endpoint_failed(status), f"HTTP {status}")
+                breaker.record(call, attempt, _endpoint_failed(status), f"HTTP {status}", began)
                 retry_after = retry_after_seconds(headers.get("Retry-After"))
                 pause = policy.wait(attempt, retry_after)
                 final = status not in policy.statuses
-                if final or _last(attempt, policy, waited + pause):
+                if final or _last(attempt, policy, waited + pause, ends - pause):
                     return Reply(
                         status=status,
                         content=content,
@@ -310,27 +314,44 @@ class HttpClient:
     def _exchange(
         self, request: httpx.Request, url: str, what: str
     ) -> tuple[int, httpx.Headers, bytes]:
-        """One exchange, the answer read as it streams and refused past the cap."""
+        """One exchange, the answer read as it streams (as sent, never inflated by httpx)
+        and refused past the cap, then inflated under the cap when it came encoded."""
         response = self._client.send(request, stream=True)
         try:
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > self._cap:
-                raise self._oversize(url, what, f"declares {int(declared):,} bytes")
+                raise self._refusal(
+                    url, what, f"declares {int(declared):,} bytes, past {self._capped()}"
+                )
             parts, size = [], 0
-            for part in response.iter_bytes():
+            for part in response.iter_raw():
                 size += len(part)
                 if size > self._cap:
-                    raise self._oversize(url, what, "kept sending")
+                    raise self._refusal(url, what, f"kept sending past {self._capped()}")
                 parts.append(part)
         finally:
             response.close()
-        return response.status_code, response.headers, b"".join(parts)
+        content = b"".join(parts)
+        codings = codings_of(response.headers.get("Content-Encoding"))
+        if codings:
+            content = inflated(
+                content, codings, self._cap, lambda why: self._refusal(url, what, why)
+            )
+        return response.status_code, response.headers, content
 
-    def _oversize(self, url: str, what: str, how: str) -> ContractError:
+    def _capped(self) -> str:
+        return f"the {self._cap:,}-byte response cap"
+
+    def _refusal(self, url: str, what: str, why: str) -> ContractError:
+        past_cap = "response cap" in why
         return ContractError(
-            f"{what}: the answer from {url} {how} past the {self._cap:,}-byte response cap; "
-            "memrank read no further (raise the cap, e.g. max_response_mb=, if answers are "
-            "meant to be this large)"
+            f"{what}: the answer from {url} {why}"
+            + (
+                "; memrank read no further (raise the cap, e.g. max_response_mb=, if answers are "
+                "meant to be this large)"
+                if past_cap
+                else ""
+            )
         )
 
 
@@ -344,10 +365,13 @@ def redirect_note(reply: Reply) -> str:
     return f" (a redirect to {location}; memrank does not follow redirects: give that URL)"
 
 
-def _transport_words(exc: httpx.TransportError, seconds: float) -> str:
-    """What a transport failure was, in words: unreachable, too slow, or dropped."""
+def _transport_words(exc: httpx.TransportError, seconds: float, budget: float | None) -> str:
+    """What a transport failure was, in words: unreachable, too slow, or dropped; ``budget``
+    is the call's, when it rather than the deadline cut the attempt short."""
     if isinstance(exc, httpx.ConnectTimeout | httpx.ConnectError):
         return "could not be reached"
+    if isinstance(exc, httpx.TimeoutException) and budget is not None:
+        return f"did not answer in full within the call's {budget:g} s budget"
     if isinstance(exc, httpx.TimeoutException):
         return f"did not answer in full within the {seconds:g} s deadline"
     if isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
@@ -355,14 +379,18 @@ def _transport_words(exc: httpx.TransportError, seconds: float) -> str:
     return "failed in transport"
 
 
-def _origin(url: str) -> str:
+def origin(url: str) -> str:
+    """``scheme://host:port`` of a URL, the port spelled out and credentials never kept."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}:{port}"
 
 
-def _last(attempt: int, policy: RetryPolicy, waited_after: float) -> bool:
-    """Whether no further attempt is made: attempts used up, or the waiting budget would be."""
-    return attempt == policy.attempts or waited_after > policy.waiting
+def _last(attempt: int, policy: RetryPolicy, waited_after: float, latest: float) -> bool:
+    """Whether no further attempt is made: attempts used up, the waiting budget would be, or
+    the next attempt would begin past ``latest`` (the call's end, less the wait before it)."""
+    return attempt == policy.attempts or waited_after > policy.waiting or time.monotonic() >= latest
 
 
 def _endpoint_failed(status: int) -> bool:

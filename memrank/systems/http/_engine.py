@@ -33,6 +33,7 @@ from memrank.systems.http._client import (
     HttpClient,
     RetryPolicy,
     checked_url,
+    origin,
     positive,
     redirect_note,
     timings_since,
@@ -168,6 +169,9 @@ class EngineMemory(Memory):
     auth_scheme: ClassVar[str] = "Bearer"
     key_required: ClassVar[bool] = False
     default_timeout: ClassVar[float] = 300.0
+    version_at: ClassVar[tuple[str, ...]] = ()
+    """Where the engine names its version: a GET path, then the keys down to the text
+    (``("/version", "api_version")``); empty when it names none."""
 
     def __init__(
         self,
@@ -200,6 +204,7 @@ class EngineMemory(Memory):
         self._reads = RetryPolicy(READ_RETRIES, tries, wait)
         self._writes = RetryPolicy(WRITE_RETRIES, tries, wait, transport=False)
         self._scope = (f"direct_{secrets.token_hex(6)}", "direct")
+        self._version: dict[str, str | None] = {}  # shared by every unit's handle
         self._begin(None)
 
     def _begin(self, namespace: str | None) -> None:
@@ -221,6 +226,23 @@ class EngineMemory(Memory):
         handle._begin(None)
         return handle
 
+    def components(self) -> dict[str, str]:
+        """Where the engine is (scheme, host and port; never a key) and the configuration
+        memrank sends it."""
+        return {"endpoint": origin(self.base_url), **self.configuration()}
+
+    def configuration(self) -> dict[str, str]:
+        """What memrank sends the engine that changes what it does, by name."""
+        return {}
+
+    def declared_version(self) -> str | None:
+        """The version the engine names (``version_at``), read once when the first unit is
+        prepared; None when it names none or did not answer."""
+        return self._version.get("it")
+
+    def time_limits(self) -> str:
+        return self._client.time_limits(self._reads, f"calls to {self.engine}")
+
     def namespace(self, unit: str) -> str:
         """The namespace an isolation unit lives in on the engine."""
         return namespace_of(*self._scope, unit)
@@ -231,6 +253,8 @@ class EngineMemory(Memory):
         namespace = self.namespace(isolation_unit)
         self._begin(namespace)
         self._reset(namespace)
+        if "it" not in self._version:  # once it answered: a dead engine costs no extra wait
+            self._version["it"] = self._engine_version()
 
     def ingest(self, documents: Sequence[Document]) -> None:
         namespace = self._current("ingest")
@@ -335,6 +359,18 @@ class EngineMemory(Memory):
                 f"{what}: {method} {url} answered HTTP {reply.status} with a body that is not "
                 f"JSON: {self._client.excerpt(reply.content)}"
             ) from None
+
+    def _engine_version(self) -> str | None:
+        if not self.version_at:
+            return None
+        path, *keys = self.version_at
+        try:
+            found = self._call("GET", path, f"read {self.engine}'s version")
+        except (EndpointError, ContractError):
+            return None  # the version is recorded when the engine says it, never required
+        for key in keys:
+            found = found.get(key) if isinstance(found, dict) else None
+        return found if isinstance(found, str) and found else None
 
     def _current(self, verb: str) -> str:
         if self._namespace is None:

@@ -7,7 +7,10 @@ import email.utils
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-__all__ = ["NO_RETRY", "RetryPolicy", "retry_after_seconds"]
+__all__ = ["NO_RETRY", "WAITING", "RetryPolicy", "retry_after_seconds"]
+
+WAITING = 120.0
+"""The most seconds one call spends waiting between attempts, by default."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,7 @@ class RetryPolicy:
     """Whether timeouts and connection failures are retried."""
     timeouts: bool = True
     """Whether an exchange that ran out its deadline is retried (when ``transport`` is)."""
-    waiting: float = 120.0
+    waiting: float = WAITING
     """The most seconds one call spends waiting between attempts in all: a retry that would
     wait past it is not made, so no call's retries run on unbounded."""
 

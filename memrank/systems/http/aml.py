@@ -67,10 +67,13 @@ class AmlMemory(Memory):
     byte of the answer (the contract allows 30 minutes); ``attempts`` the attempts per call in
     all (an Add repeats its request_id and body, so a retry never stores twice), within two
     minutes of waiting between them; ``backoff`` the seconds before the first retry, doubling
-    after; ``max_response_mb`` the largest answer read. The endpoint's health is probed once,
-    with a 10 s deadline, and remembered; an endpoint that keeps failing is no longer sent to
-    (a circuit breaker), so its remaining tasks fail at once. ``memrank.run`` drives each unit on its own handle (``for_unit``); driven directly,
-    the units live under ``eval:run_<random>:direct``.
+    after; ``call_budget`` the seconds one call may take in all, retries and waits included
+    (default: one deadline and two minutes), so a query the service never answers costs one
+    task that long; ``max_response_mb`` the largest answer read. The endpoint's health is
+    probed once, with a 10 s deadline, and remembered; an endpoint whose calls keep failing is
+    no longer sent to (a circuit breaker), so its remaining tasks fail at once. A result records
+    the endpoint's origin in its components. ``memrank.run`` drives each unit on its own handle
+    (``for_unit``); driven directly, the units live under ``eval:run_<random>:direct``.
     """
 
     name = "aml"
@@ -88,6 +91,7 @@ class AmlMemory(Memory):
         timeout: float = 1800.0,
         attempts: int = 8,
         backoff: float = 0.5,
+        call_budget: float | None = None,
         max_response_mb: float = 32.0,
     ) -> None:
         if base_url is None and add_url is None and search_url is None:
@@ -103,6 +107,9 @@ class AmlMemory(Memory):
         client = HttpClient(
             credentials,
             timeout=positive(timeout, "timeout", float),
+            call_budget=None
+            if call_budget is None
+            else positive(call_budget, "call_budget", float),
             max_response_bytes=int(positive(max_response_mb, "max_response_mb", float) * 2**20),
         )
         policy = RetryPolicy(
@@ -128,6 +135,17 @@ class AmlMemory(Memory):
     def close(self) -> None:
         """Close the pooled connections (also done when the last handle is collected)."""
         self._service.client.close()
+
+    def components(self) -> dict[str, str]:
+        """Where the endpoint is (scheme, host and port; never a key) and what memrank sends."""
+        return self._service.identity()
+
+    def declared_version(self) -> str | None:
+        """The version the endpoint's health answer names, when it names one."""
+        return self._service.version
+
+    def time_limits(self) -> str:
+        return self._service.client.time_limits(self._service.search_policy, "Add and Search")
 
     def for_unit(self, run_id: str, evaluation: str) -> AmlMemory:
         handle = copy.copy(self)  # shares the service; the unit state is made afresh

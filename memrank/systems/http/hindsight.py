@@ -49,6 +49,7 @@ class Hindsight(EngineMemory):
     engine = "Hindsight"
     url_variable, key_variable = "HINDSIGHT_API_URL", "HINDSIGHT_API_KEY"
     default_timeout = 600.0  # a synchronous retain waits for the engine's fact extraction
+    version_at = ("/version", "api_version")
 
     def _bank(self, namespace: str) -> str:
         return f"/v1/default/banks/{segment(namespace)}"

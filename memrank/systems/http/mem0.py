@@ -49,6 +49,7 @@ class Mem0(EngineMemory):
     engine = "Mem0"
     url_variable, key_variable, auth_scheme = "MEM0_HTTP_URL", "MEM0_API_KEY", "X-Api-Key"
     default_timeout = 300.0  # each add runs the server's LLM extraction
+    version_at = ("/openapi.json", "info", "version")
 
     def __init__(
         self,
@@ -70,7 +71,7 @@ class Mem0(EngineMemory):
         self.infer = infer
         self.threshold = threshold
 
-    def components(self) -> dict[str, str]:
+    def configuration(self) -> dict[str, str]:
         return {
             "infer": "on" if self.infer else "off",
             "threshold": "Mem0's default (0.1)" if self.threshold is None else str(self.threshold),

@@ -4,6 +4,7 @@ sent to (the breaker), an Add rides out a run of failures with its request id, a
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -53,7 +54,8 @@ def test_a_dead_search_is_no_longer_sent_to_and_the_rest_fail_at_once() -> None:
     assert len(result.failed) == 24 and took < 10
     assert searches < 10 + 4 * 8  # the breaker opened; without it, 24 tasks x 8 attempts
     last = result.failed[-1].error.message  # type: ignore[union-attr]
-    assert "not sent" in last and "10 attempts in a row failed" in last and "HTTP 503" in last
+    assert "not sent" in last and "HTTP 503" in last
+    assert "nothing succeeded for 5 s while 4 calls failed" in last  # calls, not retries
 
 
 def test_an_add_rides_out_failures_with_its_request_id_and_is_stored_once() -> None:
@@ -84,4 +86,23 @@ def test_memrank_run_against_an_always_503_endpoint_exits_7_quickly(tmp_path: Pa
     assert outcome.exit_code == 7, outcome.output
     assert took < 30
     assert "5 of 5 task(s) failed" in outcome.output
+    # said before anything was sent: the defaults' deadline, budget and worst case
+    assert outcome.stderr.startswith(
+        "Add and Search: each request's deadline 1800 s; each call's budget 1920 s"
+    )
     assert len(Result.load(path).failed) == 5  # saved first, then the exit
+
+
+def test_the_demo_score_of_a_dead_endpoint_is_zero() -> None:
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    demo = memrank.evaluation("demo")
+    assert any(task.expected.abstain for task in demo.tasks)  # the case that scored 0.2
+    memory = AmlMemory(url, backoff=0.01)
+    result = memrank.run(memory, demo)
+    memory.close()
+    assert len(result.failed) == len(result.traces)
+    scores = result.values_of("demo-score")
+    assert scores and all(v.value == 0.0 for v in scores), scores
+    assert all("counted as not recalled" in v.why for v in scores)

@@ -22,10 +22,13 @@ from tests.systems.http.engines._base import Refusal
 
 NAMESPACE = re.compile(r"memrank-run_[0-9a-f]{12}-demo-demo_alex-[0-9a-f]{12}")
 BY_NAME = {case.name: case for case in ENGINES}
+# The version each engine names (what the loopback servers answer); the rest name none.
+ENGINE_VERSIONS = {"mem0": "1.0.0", "hindsight": "0.8.0"}
 # The calls one demo run makes: prepare resets the unit, 3 documents, 5 questions, cleanup.
 EXPECTED_CALLS = {
     "mem0": [
         ("DELETE", r"/memories\?user_id=NS"),
+        ("GET", "/openapi.json"),  # its version, read once after the first reset answered
         *[("POST", "/memories")] * 3,
         *[("POST", "/search")] * 5,
         ("DELETE", r"/memories\?user_id=NS"),
@@ -33,6 +36,7 @@ EXPECTED_CALLS = {
     "hindsight": [
         ("DELETE", "/v1/default/banks/NS"),
         ("PUT", "/v1/default/banks/NS"),
+        ("GET", "/version"),  # read once, after the first unit's bank answered
         ("POST", "/v1/default/banks/NS/memories"),
         *[("POST", "/v1/default/banks/NS/memories/recall")] * 5,
         ("DELETE", "/v1/default/banks/NS"),
@@ -91,6 +95,9 @@ def test_a_demo_run_sends_only_documented_requests_and_matches_in_process(
     assert trace.recalled.declared["response"]  # the engine's answer, kept whole
     assert trace.recalled.documents[0].metadata["doc_id"] == "sess_1"
     assert set(trace.declared.engine_timings_ms or {}) == {"round_trip", "backoff", "client"}
+    port = server.url.rsplit(":", 1)[1]
+    assert result.system.components["endpoint"] == f"http://127.0.0.1:{port}"
+    assert result.system.declared_version == ENGINE_VERSIONS.get(engine.name)
 
 
 def test_an_engine_error_carries_the_engines_words_without_the_key(engine: EngineCase) -> None:

@@ -16,9 +16,11 @@ import memrank
 from memrank import Document
 from memrank.cli import main
 from memrank.errors import EndpointError
+from memrank.measure import Decider
 from memrank.reruns import differing_tasks
 from memrank.result import Result
 from memrank.systems.http import AmlMemory, Hindsight, Mem0
+from memrank.systems.http._client import origin
 from memrank.systems.http._engine import segment
 from tests.systems.real_engines.conftest import Engine
 from tests.systems.test_conformance import assert_conforms
@@ -289,14 +291,35 @@ def test_9_a_hindsight_rerun_is_read_as_a_rerun(
     hindsight: Engine, smoke: Smoke, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     # The engine is not deterministic run to run on identical input; a reading of a rerun says
-    # so exactly when the two runs differ, and never otherwise.
+    # so exactly when the two runs' scores differ, counting tasks by their scores alone (the
+    # words recalled and the latency are bookkeeping), and never otherwise.
     first = Result.load(smoke.of("hindsight", request))
     env = {hindsight.variable: hindsight.url, **smoke.locomo}
     second = Result.load(_saved(env, "hindsight", "locomo:smoke", tmp_path))
+    reported = httpx.get(hindsight.url + "/version", timeout=30).json()["api_version"]
+    assert first.system.declared_version == second.system.declared_version == reported
+    assert first.system.components["endpoint"] == origin(hindsight.url)
     reading = memrank.paired(first, second)
     differing, shared = differing_tasks(first, second)
     assert shared == len(first.traces)
+    assert differing == len(_tasks_whose_scores_differ(first, second))
+    bookkeeping = _tasks_whose_scores_differ(first, second, bookkeeping=True)
+    print(
+        f"hindsight rerun: {differing} of {shared} tasks differ in scores, {len(bookkeeping)} in any value"
+    )
     if differing:
-        assert reading.rerun is not None and f"{differing} of {shared}" in reading.rerun
+        assert reading.rerun is not None and f"{differing} of {shared} task(s)" in reading.rerun
     else:
         assert reading.rerun is None
+    assert reading.differ is None
+
+
+def _tasks_whose_scores_differ(a: Result, b: Result, bookkeeping: bool = False) -> set[str]:
+    def held(result: Result) -> set[tuple[str, str, float | None]]:
+        return {
+            (v.task_id, v.measure, v.value)
+            for v in result.values
+            if v.task_id is not None and (bookkeeping or v.decider is not Decider.MEMRANK)
+        }
+
+    return {task for task, _, _ in held(a) ^ held(b)}

@@ -6,7 +6,8 @@ metadata, document_id, tags, entities, update_mode}], async, document_tags}`` an
 ``{success, bank_id, items_count, async, usage}``, ``POST .../memories/recall`` answers
 ``{results: [{id, text, type, metadata, document_id, ...}]}`` ranked, with no count limit (the
 API budgets by tokens). A read of a bank that does not exist is 404. Auth by ``Authorization:
-Bearer``. Errors are FastAPI's ``{"detail": ...}``.
+Bearer``. Errors are FastAPI's ``{"detail": ...}``. ``GET /version`` answers ``{api_version,
+features}``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class HindsightServer(EngineServer):
         ("DELETE", BANK, "delete_bank"),
         ("POST", f"{BANK}/memories", "retain"),
         ("POST", f"{BANK}/memories/recall", "recall"),
+        ("GET", "/version", "version"),
     ]
 
     def __init__(self, key: str | None = None) -> None:
@@ -41,6 +43,9 @@ class HindsightServer(EngineServer):
 
     def not_found(self, what: str) -> Refusal:
         return Refusal(404, {"detail": f"{what} not found"})
+
+    def version(self, payload: Any, query: Any) -> tuple[int, Payload]:
+        return 200, {"api_version": "0.8.0", "features": {}}
 
     def create_bank(self, payload: Any, query: Any, bank: str) -> tuple[int, Payload]:
         body = self.fields(

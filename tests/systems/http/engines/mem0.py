@@ -2,7 +2,7 @@
 
 ``POST /memories`` ({messages: [{role, content}], user_id | agent_id | run_id, metadata,
 infer}), ``POST /search`` ({query, user_id | agent_id | run_id, filters, top_k, threshold}),
-``DELETE /memories?user_id=``; auth by ``X-API-Key``. Errors are FastAPI's: ``{"detail":
+``DELETE /memories?user_id=``, ``GET /openapi.json`` (FastAPI's, naming the version); auth by ``X-API-Key``. Errors are FastAPI's: ``{"detail":
 "..."}``, 422 ``{"detail": [{loc, msg, type}]}`` for a malformed body, 502 ``{"detail",
 "code", "request_id"}`` when the LLM provider fails. Each message is stored as one memory
 (a real server extracts facts with its LLM; the text is what it keeps here).
@@ -22,8 +22,12 @@ class Mem0Server(EngineServer):
         ("POST", "/memories", "add"),
         ("POST", "/search", "search"),
         ("DELETE", "/memories", "delete_all"),
+        ("GET", "/openapi.json", "openapi"),
     ]
     auth_header, auth_prefix = "x-api-key", ""
+
+    def openapi(self, payload: Any, query: Any) -> tuple[int, Payload]:
+        return 200, {"openapi": "3.1.0", "info": {"title": "Mem0 REST APIs", "version": "1.0.0"}}
 
     def unauthorized(self) -> Refusal:
         return Refusal(

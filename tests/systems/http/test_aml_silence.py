@@ -1,0 +1,82 @@
+"""A run over the wire is never silent: it states its deadlines and the worst case at the
+start, and names a call stuck past a minute as it happens, at the default settings."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import threading
+import time
+
+from memrank._inflight import in_flight
+from memrank.runs.progress import Progress
+from memrank.runs.watch import in_flight_part, watching
+from memrank.systems import WordOverlap
+from memrank.wire._service import ContractService
+from tests.loopback import Canned, Logged, _Handler, _Loopback
+from tests.runs.conftest import slow
+
+
+class HungSearch(_Loopback):
+    """A real ContractService whose Search never answers (held until the test ends)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.service = ContractService(WordOverlap)
+        self.released = threading.Event()
+
+    def answer(self, handler: _Handler, body: bytes) -> None:
+        self.record(Logged(handler.command, handler.path, handler.lowered_headers(), body))
+        if handler.command == "GET":
+            handler.reply(Canned(200, b'{"status":"ok"}'))
+        elif handler.path == "/search":
+            self.released.wait(150)
+            handler.reset()
+        else:
+            answer = self.service.add(body, handler.lowered_headers())
+            handler.reply(Canned(answer.status, answer.body))
+
+
+@slow  # a minute of waiting, as the default asks
+def test_a_hung_search_at_the_defaults_is_named_within_90_seconds() -> None:
+    lines: list[tuple[float, str]] = []
+    with HungSearch() as server:
+        command = [sys.executable, "-m", "memrank", "run", "aml", "demo"]
+        started = time.monotonic()
+        with subprocess.Popen(
+            [*command, "--option", f"base_url={server.url}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as run:
+            try:
+                assert run.stderr is not None
+                for line in run.stderr:  # the run would wait out 32 minutes: read until named
+                    lines.append((time.monotonic() - started, line.rstrip()))
+                    if line.startswith("still waiting") or time.monotonic() - started > 90:
+                        break
+            finally:
+                run.kill()
+                server.released.set()
+    said = "\n".join(text for _, text in lines)
+    assert "each request's deadline 1800 s; each call's budget 1920 s" in lines[0][1], said
+    assert "declared down after about 1920 s" in lines[0][1]
+    when, named = lines[-1]
+    print(f"the stuck Search was named after {when:.1f} s: {named}")
+    assert when < 90, said
+    assert named.startswith("still waiting after 6") and "Search for user_id 'eval:run_" in named
+    assert f"(POST {server.url}/search)" in named
+
+
+def test_the_progress_piece_counts_calls_in_flight_and_a_watch_names_the_stuck_once() -> None:
+    stream = io.StringIO()
+    assert in_flight_part() == ""
+    with watching(stream, stuck_after=0.2), in_flight("Search for user_id 'u' (POST /search)"):
+        time.sleep(0.1)
+        assert in_flight_part() == "1 call in flight, oldest 0 s"
+        line = Progress(io.StringIO(), tasks=5, units=1, label="aml × demo", live=False).line()
+        assert line.endswith("ETA --:--:--  1 call in flight, oldest 0 s")
+        time.sleep(2.3)  # the watch looks once a second: it names the call once, not twice
+    assert in_flight_part() == ""
+    assert stream.getvalue() == ("still waiting after 1 s: Search for user_id 'u' (POST /search)\n")
