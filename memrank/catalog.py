@@ -16,7 +16,15 @@ from memrank.errors import UnknownName, UsageError
 from memrank.evaluation import Evaluation
 from memrank.system import System
 
-__all__ = ["Catalog", "Entry", "catalog", "evaluation", "system", "system_factory"]
+__all__ = [
+    "Catalog",
+    "Entry",
+    "catalog",
+    "evaluation",
+    "headline_of",
+    "system",
+    "system_factory",
+]
 
 
 @dataclass(frozen=True)
@@ -253,3 +261,14 @@ def evaluation(name: str) -> Evaluation:
 def system_factory(name: str) -> Callable[..., Any]:
     """The class or factory shipped under ``name``: its signature types the options it takes."""
     return _find(SYSTEMS, name, "system")
+
+
+def headline_of(name: str) -> str | None:
+    """The headline value name a shipped evaluation declares (its module's ``HEADLINE``), read
+    without loading its material; None for a name that is not a shipped evaluation."""
+    base = name.partition(":")[0]
+    for entry in EVALUATIONS:
+        if entry.name == base:
+            declared = getattr(importlib.import_module(entry.target.split(":")[0]), "HEADLINE", None)
+            return declared if isinstance(declared, str) else None
+    return None

@@ -119,6 +119,9 @@ class Evaluation(BaseModel):
     budget: Budget | None = None
     """The context budget every system's recall is held to (see memrank.budget); None: none
     declared, so arms are compared at k only."""
+    headline: str | None = None
+    """The value name that is this evaluation's headline (the one its board column reads), its
+    mean the number every summary shows; None: the first value name of the first measure."""
     _derived_bundle: DatasetBundle | None = PrivateAttr(default=None)
 
     @field_validator("tasks")

@@ -94,7 +94,7 @@ def watch_command(run_id: str, interval: float) -> None:
         from memrank.result import Result
         from memrank.runs.summary import summary_text
 
-        click.echo(summary_text(Result.load(result_file)))
+        click.echo(summary_text(Result.load(result_file), record.headline_measure))
     elif record.error:
         click.echo(f"{record.state.value}: {record.error}", err=True)
     if record.state in (RunState.INTERRUPTED, RunState.KILLED, RunState.LOST):

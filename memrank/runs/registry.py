@@ -66,6 +66,9 @@ class RunRecord(BaseModel):
     """The evaluation as named on the command line, slice included (``locomo:smoke``)."""
     options: tuple[str, ...] = ()
     """The ``--option KEY=VALUE`` texts, as given."""
+    arguments: tuple[str, ...] = ()
+    """Every option given to ``memrank run`` (``--save``, ``--limit``, judge options ...), as
+    command-line words: what the resume command repeats and a resume falls back on."""
     shard: str | None = None
     """``I/N`` when only that shard of the evaluation runs (``--shard``)."""
     place: str = "local"
@@ -79,8 +82,9 @@ class RunRecord(BaseModel):
     tasks: int | None = None
     """How many tasks the evaluation has, once it is known."""
     headline: float | None = None
-    """The mean of the evaluation's first measure, once finished."""
+    """The mean of the evaluation's headline value, once finished."""
     headline_measure: str | None = None
+    """The evaluation's headline value name (the one its board column reads)."""
     saved: str | None = None
     """Where ``--save`` also wrote the result."""
     error: str | None = None
@@ -171,12 +175,13 @@ def process_of(record: RunRecord) -> int | None:
 
 
 def tasks_done(record: RunRecord) -> int:
-    """Tasks whose traces the journal holds (a unit begun again counts once more)."""
-    try:
-        raw = (run_folder(record.id) / JOURNAL).read_bytes()
-    except OSError:
-        return 0
-    return min(raw.count(b'\n{"trace":'), record.tasks or 0)
+    """Tasks done: all of them for a finished run, else those a resume keeps (the tasks of
+    the units its journal holds complete)."""
+    if record.state is RunState.DONE:
+        return record.tasks or 0
+    from memrank.runs.journal import kept_tasks
+
+    return kept_tasks(run_folder(record.id) / JOURNAL)
 
 
 def _observed(record: RunRecord) -> RunRecord:
