@@ -20,9 +20,11 @@ from memrank.errors import RefusedRun, TasksFailedInRun
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
     from memrank.evaluation import Evaluation
+    from memrank.result import Result
+    from memrank.runs.registry import RunRecord
     from memrank.runs.tracked import Request
 
-__all__ = ["request_of", "run_command"]
+__all__ = ["request_of", "run_command", "tracked_run"]
 
 
 @click.command("run")
@@ -119,34 +121,20 @@ def run_command(**given: Any) -> None:
     Exits 130 when interrupted (143 on SIGTERM, 129 on SIGHUP), keeping what was done:
     `--resume` goes on from there with every option the run was started with.
     """
+    from memrank.runs.runset import is_set
     from memrank.runs.summary import summary_json, summary_text
-    from memrank.runs.tracked import run_tracked
 
     context = click.get_current_context()
+    if is_set(given["system_name"], given["evaluation_name"]):
+        from memrank.cli.runset import run_many
+
+        run_many(context, given)
+        return
     if given["resume"] is not None:
         given = _with_earlier_options(context, given)
-    request = request_of(context, given)
     as_json, save_path = given["as_json"], given["save_path"]
-    answering = {name: given[name] for name in AnswerOptions.__dataclass_fields__}
-    staged: list[AnswerStage] = []
-
-    def answering_stage(evaluation: Evaluation, kind: str) -> tuple[AnswerStage | None, Evaluation]:
-        stage, chosen = plan(AnswerOptions(**answering), evaluation, kind)
-        if stage is not None:
-            from memrank.answer import estimate
-
-            staged.append(stage)
-            click.echo(estimate(stage, chosen.tasks).line(), err=as_json)
-        return stage, chosen
-
-    progress = given["progress"]
-    result, record = run_tracked(
-        request,
-        run_id=given["run_id"],
-        resume=given["resume"],
-        progress=sys.stderr.isatty() if progress is None else progress,
-        answering=answering_stage,
-        say=lambda line: click.echo(line, err=True),
+    result, record, staged = tracked_run(
+        given, request_of(context, given), run_id=given["run_id"], resume=given["resume"]
     )
     declared = record.headline_measure
     if as_json:
@@ -168,6 +156,37 @@ def run_command(**given: Any) -> None:
             f"{len(result.failed)} of {len(result.traces)} task(s) failed; each failure is "
             "recorded on its trace (see the result above)"
         )
+
+
+def tracked_run(
+    given: dict[str, Any], request: Request, *, run_id: str | None, resume: str | None
+) -> tuple[Result, RunRecord, list[AnswerStage]]:
+    """Run ``request`` tracked, with the answer stage the options configure; also returns
+    the stage when one ran (its cost is printed after the result)."""
+    from memrank.runs.tracked import run_tracked
+
+    answering = {name: given[name] for name in AnswerOptions.__dataclass_fields__}
+    staged: list[AnswerStage] = []
+
+    def answering_stage(evaluation: Evaluation, kind: str) -> tuple[AnswerStage | None, Evaluation]:
+        stage, chosen = plan(AnswerOptions(**answering), evaluation, kind)
+        if stage is not None:
+            from memrank.answer import estimate
+
+            staged.append(stage)
+            click.echo(estimate(stage, chosen.tasks).line(), err=given["as_json"])
+        return stage, chosen
+
+    progress = given["progress"]
+    result, record = run_tracked(
+        request,
+        run_id=run_id,
+        resume=resume,
+        progress=sys.stderr.isatty() if progress is None else progress,
+        answering=answering_stage,
+        say=lambda line: click.echo(line, err=True),
+    )
+    return result, record, staged
 
 
 def request_of(context: click.Context, given: dict[str, Any]) -> Request:

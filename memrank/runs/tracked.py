@@ -49,7 +49,14 @@ from memrank.runs.tolerance import FailureWatch, parse_failure_limit
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
 
-__all__ = ["Answering", "Request", "resume_command", "run_tracked", "stopped_run"]
+__all__ = [
+    "Answering",
+    "Request",
+    "new_record",
+    "resume_command",
+    "run_tracked",
+    "stopped_run",
+]
 
 Answering = Callable[[Evaluation, str], "tuple[AnswerStage | None, Evaluation]"]
 """Given the evaluation and the system's kind: the answer stage to run and the evaluation."""
@@ -202,20 +209,23 @@ def _shard_text(request: Request) -> str | None:
     return str(request.shard) if request.shard is not None else None
 
 
+def new_record(request: Request) -> RunRecord:
+    """The record of a new run of ``request`` (not saved yet)."""
+    return RunRecord(
+        id=new_run_id(request.evaluation),
+        target=request.target,
+        evaluation=request.evaluation,
+        options=request.options,
+        arguments=request.arguments,
+        shard=_shard_text(request),
+        created=now_utc(),
+        place=request.place or "local",
+    )
+
+
 def _record(request: Request, run_id: str | None, resume: str | None) -> RunRecord:
     if resume is None:
-        if run_id is not None:
-            return find(run_id)
-        return RunRecord(
-            id=new_run_id(request.evaluation),
-            target=request.target,
-            evaluation=request.evaluation,
-            options=request.options,
-            arguments=request.arguments,
-            shard=_shard_text(request),
-            created=now_utc(),
-            place=request.place or "local",
-        )
+        return find(run_id) if run_id is not None else new_record(request)
     if resume:
         record = find(resume)
         asked = (request.target, request.evaluation, request.options, _shard_text(request))
