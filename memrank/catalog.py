@@ -269,6 +269,8 @@ def headline_of(name: str) -> str | None:
     base = name.partition(":")[0]
     for entry in EVALUATIONS:
         if entry.name == base:
-            declared = getattr(importlib.import_module(entry.target.split(":")[0]), "HEADLINE", None)
+            declared = getattr(
+                importlib.import_module(entry.target.split(":")[0]), "HEADLINE", None
+            )
             return declared if isinstance(declared, str) else None
     return None

@@ -22,6 +22,7 @@ from memrank.cli.run import run_command
 from memrank.cli.runs import kill_command, runs_group, submit_command, watch_command
 from memrank.cli.targets import targets_group
 from memrank.cli.trust import trust_group
+from memrank.cli.view import view_command
 from memrank.cli.wire import check_command, serve_command
 
 __all__ = ["main"]
@@ -57,3 +58,4 @@ main.add_command(approve_command)
 main.add_command(withdraw_command)
 main.add_command(supersede_command)
 main.add_command(measure_command)
+main.add_command(view_command)

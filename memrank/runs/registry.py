@@ -8,6 +8,7 @@ is ``$XDG_DATA_HOME/memrank`` or ``~/.local/share/memrank``.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -21,6 +22,9 @@ from memrank.errors import UsageError
 
 __all__ = [
     "HOME_VARIABLE",
+    "Corrupt",
+    "listing",
+    "remove",
     "RunRecord",
     "RunState",
     "all_records",
@@ -144,6 +148,39 @@ def find(run_id: str) -> RunRecord:
     if matches:
         raise UsageError(f"{run_id!r} names {len(matches)} runs; give more of the id")
     raise UsageError(f"no run {run_id!r} in {runs_dir()}; `memrank runs ls` lists them")
+
+
+@dataclass(frozen=True)
+class Corrupt:
+    """A run folder whose record cannot be read: listed, never skipped without a word."""
+
+    id: str
+    reason: str
+
+
+def listing() -> list[RunRecord | Corrupt]:
+    """Every run folder, oldest first: its record, or why it cannot be read."""
+    found: list[RunRecord | Corrupt] = []
+    for run_id in _ids():
+        try:
+            found.append(_observed(RunRecord.model_validate_json(_record_bytes(run_id))))
+        except (OSError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            found.append(Corrupt(run_id, f"record.json unreadable: {first}"))
+    return found
+
+
+def _record_bytes(run_id: str) -> bytes:
+    return (run_folder(run_id) / RECORD).read_bytes()
+
+
+def remove(record: RunRecord) -> None:
+    """Delete a stopped or finished run's folder; a running one is refused."""
+    import shutil
+
+    if record.state is RunState.RUNNING:
+        raise UsageError(f"run {record.id} is running; `memrank kill {record.id}` it first")
+    shutil.rmtree(run_folder(record.id))
 
 
 def all_records() -> list[RunRecord]:

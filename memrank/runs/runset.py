@@ -128,9 +128,7 @@ def run_set(run_set: RunSet, make_record: RecordMaker, run_pair: PairRunner) -> 
                 run_id, resuming = earlier.id, True
             else:
                 run_id, resuming = make_record(target, evaluation).id, False
-                run_set = _saved(
-                    run_set.model_copy(update={"runs": {**run_set.runs, key: run_id}})
-                )
+                run_set = _saved(run_set.model_copy(update={"runs": {**run_set.runs, key: run_id}}))
             result_or_none, record = run_pair(target, evaluation, run_id, resuming)
             members.append(Member(target, evaluation, record, result_or_none))
     return members
