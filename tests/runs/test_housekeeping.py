@@ -53,7 +53,7 @@ def test_rm_and_prune_remove_what_they_name_and_never_a_running_run(home: Path) 
     running = _record("memorycode", RunState.RUNNING, days_old=7)
 
     dry = memrank_here("runs", "prune", "--older-than", "2d", "--dry-run")
-    assert dry.stdout.splitlines() == [f"would remove {old.id}", f"would remove {stopped.id}"]
+    assert dry.stdout.splitlines() == [f"would remove {stopped.id}", f"would remove {old.id}"]
     assert len(all_records()) == 4
 
     pruned = memrank_here("runs", "prune", "--older-than", "2d", "--state", "done")
