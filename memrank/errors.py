@@ -68,7 +68,9 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── BoardError                  (exit 1)  the board cannot be built or checked as asked
     │   ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
     │   └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
-    └── Interrupted                 (exit 130) Ctrl-C stopped a run (143 SIGTERM, 129 SIGHUP); its journal resumes it
+    └── Interrupted                 (exit 130) Ctrl-C stopped a run; its journal resumes it
+        ├── Terminated              (exit 143) SIGTERM stopped it, as Ctrl-C does
+        └── HungUp                  (exit 129) SIGHUP stopped it, as Ctrl-C does
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
 is lost; ``RefusedRun`` is what the command line raises when it meets one. An
@@ -97,6 +99,7 @@ __all__ = [
     "DevelopmentObservation",
     "EndpointError",
     "EvidenceNotAccepted",
+    "HungUp",
     "Interrupted",
     "KeyFileError",
     "KeyOutsideWindow",
@@ -136,6 +139,7 @@ __all__ = [
     "SubjectMissing",
     "TasksFailed",
     "TasksFailedInRun",
+    "Terminated",
     "ThresholdUnmet",
     "TrustRootRefused",
     "UnknownKey",
@@ -446,14 +450,21 @@ class SiteOutOfDate(BoardError):
 
 
 class Interrupted(MemrankError):
-    """Ctrl-C (or ``memrank kill``), SIGTERM or SIGHUP stopped a run; the message says how to
-    resume it. Exits 128 + the signal's number: 130 for Ctrl-C, 143 SIGTERM, 129 SIGHUP."""
+    """Ctrl-C (or ``memrank kill``) stopped a run; the message says how to resume it."""
 
     exit_code = 130
 
-    def __init__(self, message: str, signal_number: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = 128 + signal_number
+
+class Terminated(Interrupted):
+    """SIGTERM (CI cancellation, ``docker stop``, systemd) stopped a run, as Ctrl-C does."""
+
+    exit_code = 143
+
+
+class HungUp(Interrupted):
+    """SIGHUP (the terminal closed) stopped a run, as Ctrl-C does."""
+
+    exit_code = 129
 
 
 class TasksFailedInRun(MemrankError):

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memrank.errors import UsageError
-from memrank.evaluation import Evaluation
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
+    from memrank.evaluation import Evaluation
 
 __all__ = ["JUDGE_VARIABLE", "AnswerOptions", "answer_options", "judge_spec", "plan"]
 

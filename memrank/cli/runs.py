@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memrank.errors import UsageError
-from memrank.runs.registry import Corrupt, RunState
+from memrank.runs.states import RunState
 
 if TYPE_CHECKING:
     from memrank.runs.registry import RunRecord
@@ -131,7 +131,7 @@ def ls_command(
     A run folder whose record cannot be read is listed as corrupt, with the reason.
     """
     from memrank._clock import now_utc
-    from memrank.runs.registry import listing, tasks_done
+    from memrank.runs.registry import Corrupt, listing, tasks_done
 
     now = now_utc()
     rows: list[dict[str, Any]] = []

@@ -74,9 +74,8 @@ def run_many(context: click.Context, given: dict[str, Any]) -> None:
                 resume=run_id if resuming else None,
             )
         except Interrupted as stopped:
-            raise Interrupted(
-                f"{stopped.message}\nresume the run set with: {set_resume_command(the_set)}",
-                stopped.exit_code - 128,
+            raise type(stopped)(
+                f"{stopped.message}\nresume the run set with: {set_resume_command(the_set)}"
             ) from None
         except MemrankError as failed:  # the pair is recorded failed; the others still run
             click.echo(f"{target} × {evaluation}: {failed.message}", err=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -19,6 +18,7 @@ from memrank._clock import now_utc
 from memrank._files import write_atomic
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import UsageError
+from memrank.runs.states import RunState
 
 __all__ = [
     "HOME_VARIABLE",
@@ -40,22 +40,6 @@ __all__ = [
 
 HOME_VARIABLE = "MEMRANK_HOME"
 RECORD, JOURNAL, RESULT, LOG, PID = "record.json", "journal.jsonl", "result.json", "log.txt", "pid"
-
-
-class RunState(StrEnum):
-    """Where a run is in its life."""
-
-    RUNNING = "running"
-    DONE = "done"
-    """Finished and saved (refused runs and runs with failed tasks too; see exit_code)."""
-    FAILED = "failed"
-    """Stopped by an error before a result was made."""
-    INTERRUPTED = "interrupted"
-    """Stopped by Ctrl-C; its journal resumes it."""
-    KILLED = "killed"
-    """Stopped by ``memrank kill``; its journal resumes it."""
-    LOST = "lost"
-    """Recorded as running, but its process is gone (killed hard, or the machine stopped)."""
 
 
 class RunRecord(BaseModel):

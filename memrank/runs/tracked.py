@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from memrank._clock import now_utc
 from memrank._drive import Observer
 from memrank._files import check_writable
-from memrank.errors import Interrupted, MemrankError, UsageError
+from memrank.errors import HungUp, Interrupted, MemrankError, Terminated, UsageError
 from memrank.evaluation import Evaluation
 from memrank.result import Result
 from memrank.runs.journal import Journal
@@ -385,8 +385,9 @@ def _stopped(record: RunRecord, signal_number: int) -> Interrupted:
     how = "interrupted" if signal_number == signal.SIGINT else signal.Signals(signal_number).name
     save_record(_ended(record, RunState.INTERRUPTED, 128 + signal_number, error=how))
     total = f" of {record.tasks}" if record.tasks else ""
-    return Interrupted(
+    by_signal: dict[int, type[Interrupted]] = {signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}
+    stopped = by_signal.get(signal_number, Interrupted)
+    return stopped(
         f"{how}: run {record.id} kept {kept}{total} task(s) in its journal; "
-        f"resume with: {resume_command(record)}",
-        signal_number,
+        f"resume with: {resume_command(record)}"
     )
