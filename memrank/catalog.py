@@ -220,6 +220,11 @@ def _find(entries: tuple[Entry, ...], name: str, what: str) -> Callable[..., Any
             module, attribute = entry.target.split(":")
             found: Callable[..., Any] = getattr(importlib.import_module(module), attribute)
             return found
+    import difflib
+
+    close = difflib.get_close_matches(name, [e.name for e in entries], n=1, cutoff=0.6)
+    if close:
+        raise UnknownName(f"no {what} named {name!r}; did you mean {close[0]!r}?")
     known = ", ".join(e.name for e in entries)
     raise UnknownName(f"no {what} named {name!r}; known: {known} (see `memrank catalog`)")
 

@@ -121,6 +121,14 @@ class Paired(BaseModel):
     def __str__(self) -> str:
         return _layout(self)
 
+    def layout(self, *, values: bool = False, tasks: bool = False) -> str:
+        """The reading for a terminal: one line per measure by default; ``values`` adds each
+        measure's test, interval and table, ``tasks`` also each task that flipped or was left
+        out (both: exactly ``str()``)."""
+        if values or tasks:
+            return _layout(self, tasks=tasks)
+        return _one_screen(self)
+
 
 def paired(a: Result, b: Result) -> Paired:
     """Read results ``a`` and ``b`` of the same evaluation side by side, task by task.
@@ -290,7 +298,7 @@ def _why_unpaired(a: Value | None, b: Value | None) -> str | None:
 # -- the printed layout ----------------------------------------------------------------------
 
 
-def _layout(reading: Paired) -> str:
+def _header(reading: Paired) -> list[str]:
     lines = [
         f"{reading.evaluation} at {reading.version}",
         f"  A = {reading.a.name}    B = {reading.b.name}",
@@ -307,13 +315,51 @@ def _layout(reading: Paired) -> str:
         lines.append(f"  rerun: {reading.rerun}")
     if not reading.measures:
         lines += ["", "no task-scope measure is carried by both results; nothing to pair"]
+    return lines
+
+
+def _layout(reading: Paired, *, tasks: bool = True) -> str:
+    lines = _header(reading)
     for measure in reading.measures:
-        lines += ["", *_measure_lines(measure)]
+        lines += ["", *_measure_lines(measure, tasks=tasks)]
     lines += ["", reading.notice]
     return "\n".join(lines)
 
 
-def _measure_lines(r: MeasureReading) -> list[str]:
+def _one_screen(reading: Paired) -> str:
+    """One line per measure: paired tasks, both means, the gap, its interval and p."""
+    lines = _header(reading)
+    width = max([len("measure"), *(len(r.measure) for r in reading.measures)])
+    if reading.measures:
+        lines += [
+            "",
+            f"  {'measure':<{width}}  {'paired':>6}  {'mean A':>7}  {'mean B':>7}  "
+            f"{'gap':>7}  {'95% interval':>17}  {'p':>8}  differ",
+        ]
+    for r in reading.measures:
+        test = r.test
+        interval = (
+            f"[{_signed(test.low)}, {_signed(test.high)}]"
+            if test is not None and test.low is not None and test.high is not None
+            else "none"
+        )
+        p = "none" if test is None or test.p_value is None else f"{test.p_value:.3g}"
+        lines.append(
+            f"  {r.measure:<{width}}  {r.paired:>6}  {_plain(r.mean_a):>7}  {_plain(r.mean_b):>7}  "
+            f"{_signed(r.gap):>7}  {interval:>17}  {p:>8}  {r.discordant}"
+        )
+    cautious = sum(1 for r in reading.measures if r.caution)
+    if cautious:
+        lines.append(f"  caution on {cautious} measure(s): --values says why")
+    lines += ["", reading.notice]
+    return "\n".join(lines)
+
+
+def _plain(number: float | None) -> str:
+    return "None" if number is None else f"{number:.3f}"
+
+
+def _measure_lines(r: MeasureReading, *, tasks: bool = True) -> list[str]:
     if r.kind is None:
         lines = [
             f"{r.measure} (0 paired task(s))",
@@ -331,11 +377,15 @@ def _measure_lines(r: MeasureReading) -> list[str]:
         lines.append(f"  both {t.both}  neither {t.neither}  only A {t.only_a}  only B {t.only_b}")
     if r.test is not None:
         lines += _test_lines(r.test)
-    shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
-    lines += [
-        f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}" for f in r.flipped
-    ]
-    lines += [f"  left out: {left.task_id}  {left.why}" for left in r.left_out]
+    if tasks:
+        shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
+        lines += [
+            f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}"
+            for f in r.flipped
+        ]
+        lines += [f"  left out: {left.task_id}  {left.why}" for left in r.left_out]
+    elif r.flipped or r.left_out:
+        lines.append(f"  {len(r.flipped)} flipped, {len(r.left_out)} left out: --tasks lists them")
     if r.caution:
         lines.append(f"  caution: {r.caution}")
     return lines

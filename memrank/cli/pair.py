@@ -15,10 +15,20 @@ __all__ = ["pair_command"]
 @click.argument("path_a", metavar="RESULT_A", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("path_b", metavar="RESULT_B", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the reading as JSON.")
-def pair_command(path_a: Path, path_b: Path, as_json: bool) -> None:
+@click.option(
+    "--values", "with_values", is_flag=True, help="Each measure's test, interval and table."
+)
+@click.option(
+    "--tasks", "with_tasks", is_flag=True, help="Also each task that flipped or was left out."
+)
+def pair_command(
+    path_a: Path, path_b: Path, as_json: bool, with_values: bool, with_tasks: bool
+) -> None:
     """Print the paired reading of two saved results of the same evaluation.
 
     RESULT_A and RESULT_B are result files (`memrank run ... --save`); the gap is B minus A.
+    One line per measure by default; --values adds each test, --tasks each task that flipped
+    (--tasks prints exactly what print(memrank.paired(a, b)) does).
     Exits 3 when they cannot be paired (different evaluations or versions, a refused run)
     and 4 when a file cannot be read.
     """
@@ -30,4 +40,7 @@ def pair_command(path_a: Path, path_b: Path, as_json: bool) -> None:
         reading = paired(a, b)
     except PairingRefused as refused:
         raise PairingRefused(f"{path_a} (A) and {path_b} (B): {refused.message}") from None
-    click.echo(reading.model_dump_json(indent=2) if as_json else str(reading))
+    if as_json:
+        click.echo(reading.model_dump_json(indent=2))
+    else:
+        click.echo(reading.layout(values=with_values, tasks=with_tasks))
