@@ -245,7 +245,14 @@ def system(name: str, **options: Any) -> System:
 
 
 def evaluation(name: str) -> Evaluation:
-    """The shipped evaluation called ``name``; ``name:slice`` asks for a documented slice."""
+    """The shipped evaluation called ``name``; ``name:slice`` asks for a documented slice; a
+    ``.jsonl`` or ``.yaml`` path is your own evaluation (memrank.evaluations.from_file)."""
+    from memrank.evaluations.from_file import from_file, is_evaluation_file
+
+    if is_evaluation_file(name):
+        from pathlib import Path
+
+        return from_file(Path(name))
     base, colon, slice_name = name.partition(":")
     factory = _find(EVALUATIONS, base, "evaluation")
     if colon and not slice_name:  # never quietly the full benchmark when a slice was meant

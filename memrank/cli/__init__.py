@@ -7,6 +7,7 @@ import click
 from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
+from memrank.cli.evals_check import check_evaluation_command
 from memrank.cli.keys import keys_group
 from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
 from memrank.cli.measure import measure_command
@@ -51,6 +52,7 @@ main.add_command(watch_command)
 main.add_command(runs_group)
 main.add_command(kill_command)
 main.add_command(evals_group)
+evals_group.add_command(check_evaluation_command)
 targets_group.add_command(targets_ls_command)
 targets_group.add_command(targets_show_command)
 main.add_command(review_command)

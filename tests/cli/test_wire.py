@@ -76,7 +76,10 @@ def test_run_takes_system_options_and_concurrency(served_word_overlap: str) -> N
         env={"AML_BASE_URL": ""},
     )
     assert outcome.exit_code == 0, outcome.output
-    assert "failure-rate" in outcome.output and "0.000      1         0  memrank  run" in outcome.output
+    assert (
+        "failure-rate" in outcome.output
+        and "0.000      1         0  memrank  run" in outcome.output
+    )
 
 
 @pytest.mark.parametrize(
