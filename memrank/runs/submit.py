@@ -35,7 +35,9 @@ _GRACE_S = 10.0
 
 def submit(request: Request) -> RunRecord:
     """Record the run, start it in the background, and return its record at once."""
-    arguments = ["--concurrency", str(request.concurrency)]
+    arguments = []
+    if request.concurrency != Request.concurrency:  # the default goes without saying
+        arguments += ["--concurrency", str(request.concurrency)]
     for option in request.options:
         arguments += ["--option", option]
     if request.save is not None:

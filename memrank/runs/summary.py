@@ -92,6 +92,10 @@ def summary_text(result: Result, declared: str | None = None) -> str:
             f"  {row['measure']:<{width}} {_number(row['mean']):>9} {row['n']:>6} {row['undecided']:>9}  "
             f"{row['decider']:<7}  {row['scope']}"
         )
+    # a whole-run value that could not be decided says why here (a run not judged, and the reason)
+    lines += [
+        f"  {v.measure}: {v.why}" for v in result.values if v.task_id is None and v.value is None
+    ]
     lines.append("")
     lines.append(f"traces:     {len(result.traces)} recorded, {len(result.failed)} with errors")
     return "\n".join(lines)
