@@ -6,7 +6,6 @@ they finish, and a folder in the run registry; Ctrl-C exits 130 and says how to 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,6 +138,8 @@ def run_command(**given: Any) -> None:
     declared = record.headline_measure
     if as_json:
         shown = {"run_id": record.id, **summary_json(result, declared), "saved": record.saved}
+        import json
+
         click.echo(json.dumps(shown, indent=2))
     else:
         click.echo(str(result) if given["every_value"] else summary_text(result, declared))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -55,19 +54,16 @@ def submit_command(
     The run is an ordinary `memrank run`, tracked in the run registry: follow it with
     `memrank watch ID`, list runs with `memrank runs ls`, stop it with `memrank kill ID`.
     """
-    from memrank._files import check_writable
-    from memrank._system_options import typed_options
-    from memrank.catalog import evaluation, system_factory
+    from memrank.catalog import evaluation
     from memrank.runs.submit import submit
-    from memrank.runs.tracked import Request
+    from memrank.runs.tracked import Request, check_request
 
-    # What can be refused now is refused now, not found later in a log nobody reads.
-    typed_options(system_name, options)
-    system_factory(system_name)
+    # What can be refused now is refused now, not found later in a log nobody reads: the very
+    # checks `memrank run` makes before it starts, and the evaluation's name and material.
+    request = Request(system_name, evaluation_name, options, concurrency, save_path, place)
+    check_request(request)
     evaluation(evaluation_name)
-    if save_path is not None:
-        check_writable(save_path, option="--save")
-    record = submit(Request(system_name, evaluation_name, options, concurrency, save_path, place))
+    record = submit(request)
     click.echo(f"run {record.id}  ({system_name} × {evaluation_name})")
     click.echo(f"track: memrank watch {record.id}")
 
@@ -159,6 +155,8 @@ def ls_command(
             }
         )
     if as_json:
+        import json
+
         click.echo(json.dumps(rows, indent=2))
         return
     header = ("ID", "TARGET", "EVAL", "PLACE", "STATE", "AGE", "DONE", "SCORE")

@@ -13,7 +13,7 @@ from typing import TextIO
 from memrank._drive import Observer, UnitOutcome
 from memrank.trace import Trace
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "fitted"]
 
 _REDRAW_S = 0.1
 
@@ -55,7 +55,7 @@ class Progress:
             now = time.monotonic()
             if self.live and now - self._drawn >= _REDRAW_S:
                 self._drawn = now
-                self.stream.write("\r" + self.line() + "\033[K")
+                self.stream.write("\r" + fitted(self.line()) + "\033[K")
                 self.stream.flush()
 
     def unit_finished(self, unit: str, outcome: UnitOutcome) -> None:
@@ -63,7 +63,9 @@ class Progress:
             self.inner.unit_finished(unit, outcome)
         with self._lock:
             self.units_done += 1
-            self.stream.write(("\r" + self.line() + "\033[K") if self.live else self.line() + "\n")
+            self.stream.write(
+                ("\r" + fitted(self.line()) + "\033[K") if self.live else self.line() + "\n"
+            )
             self.stream.flush()
 
     def finish(self) -> None:
@@ -84,6 +86,15 @@ class Progress:
             f"{self.label}  {self.tasks_done}/{self.total_tasks} tasks ({share}%)  "
             f"{self.units_done}/{self.total_units} units  {rate:.1f} tasks/s  ETA {_clock_or(left, eta)}"
         )
+
+
+def fitted(line: str) -> str:
+    """``line`` cut to the terminal's width: a redrawn line that wraps cannot be redrawn, and
+    leaves a stale row behind at every redraw."""
+    import shutil
+
+    width = shutil.get_terminal_size(fallback=(80, 24)).columns
+    return line if len(line) < width else line[: max(width - 2, 1)] + "…"
 
 
 def _clock(seconds: float) -> str:

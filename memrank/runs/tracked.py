@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Answering",
     "Request",
+    "check_request",
     "new_record",
     "resume_command",
     "run_tracked",
@@ -107,12 +108,12 @@ def run_tracked(
     run id, loading the evaluation, the system), so nothing is silent for long.
     """
     tell = say or (lambda _: None)
-    if request.save is not None:
-        check_writable(request.save, option="--save")
+    check_request(request)
     check_writable(
         runs_dir(), option=f"the run registry (move it with {HOME_VARIABLE})", folder=True
     )
     record = _record(request, run_id, resume)
+    new = resume is None and run_id is None
     saved = str(request.save.absolute()) if request.save is not None else None
     _check_save_is_free(record.id, saved)
     folder = run_folder(record.id)
@@ -135,6 +136,14 @@ def run_tracked(
             )
     except KeyboardInterrupt as exc:
         raise _stopped(find(record.id), getattr(exc, "signal_number", signal.SIGINT)) from None
+    except UsageError:
+        if new:  # a usage error is the command's, not a run's: it leaves no record behind
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
+        else:
+            save_record(_ended(find(record.id), RunState.FAILED, 2, error="usage error"))
+        raise
     except MemrankError as exc:
         save_record(_ended(find(record.id), RunState.FAILED, exc.exit_code, error=exc.message))
         raise
@@ -143,6 +152,20 @@ def run_tracked(
         save_record(_ended(find(record.id), RunState.FAILED, 1, error=error))
         raise
     return result, record
+
+
+def check_request(request: Request) -> None:
+    """What can be refused before anything starts, refused now (exit 2): ``memrank run`` and
+    ``memrank submit`` check exactly this, so a submission never fails later on a usage error."""
+    from memrank._system_options import typed_options
+    from memrank.catalog import system_factory
+
+    typed_options(request.target, request.options)
+    _check_place(request, getattr(system_factory(request.target), "transport", "in-process"))
+    if request.max_failures is not None:
+        parse_failure_limit(request.max_failures, 1)
+    if request.save is not None:
+        check_writable(request.save, option="--save")
 
 
 def resume_command(record: RunRecord) -> str:
@@ -275,7 +298,6 @@ def _go(
 
     tell(f"loading:    the system {request.target}")
     made = system(request.target, **typed_options(request.target, request.options))
-    _check_place(request, made)
     tell(f"loading:    the evaluation {request.evaluation}")
     evaluation = _part_asked(request, evaluation_named(request.evaluation))
     earlier = None
@@ -358,9 +380,8 @@ def _observer(
     return observer
 
 
-def _check_place(request: Request, made: object) -> None:
+def _check_place(request: Request, transport: str) -> None:
     """``--on none`` is for a system already running; an in-process system runs right here."""
-    transport = getattr(made, "transport", "in-process")
     if request.place == "none" and transport == "in-process":
         raise UsageError(
             f"--on none: {request.target} runs inside memrank, there is nothing already running "

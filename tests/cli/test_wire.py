@@ -86,7 +86,7 @@ def test_run_takes_system_options_and_concurrency(served_word_overlap: str) -> N
     "arguments,message",
     [
         (["--option", "base_url"], "is not KEY=VALUE"),
-        (["--option", "colour=red"], "'aml' does not take those options"),
+        (["--option", "colour=red"], "--option colour=red: aml takes no option 'colour'"),
         (["--concurrency", "0"], "0 is not in the range x>=1"),
     ],
 )

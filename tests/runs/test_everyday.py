@@ -162,3 +162,41 @@ def test_retry_failed_reruns_only_the_failed_tasks_into_a_complete_result(tmp_pa
     assert _task_values(result) == _task_values(Result.load(clean))
     failure_rate = [v.value for v in result.values if v.measure == "failure-rate"]
     assert failure_rate == [0.0]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("word-overlap", "demo", "--option", "bogus=1"),
+        ("aml", "demo", "--on", "local"),
+        ("word-overlap", "nodemo"),
+        ("word-overlp", "demo"),
+    ],
+)
+def test_submit_refuses_what_run_refuses_and_usage_errors_leave_no_record(
+    args: tuple[str, ...],
+) -> None:
+    submitted = memrank_here("submit", *args)
+    assert submitted.returncode == 2, submitted.stdout
+    assert memrank_here("run", *args).returncode == 2
+    assert memrank_here("run", "word-overlap", "demo", "--tasks", "nope").returncode == 2
+    assert all_records() == []
+
+
+def test_a_second_run_saving_to_the_path_a_running_run_saves_to_is_refused(
+    tmp_path: Path,
+) -> None:
+    import os
+
+    from memrank.runs.registry import save_record
+    from memrank.runs.tracked import Request, new_record
+
+    saved = tmp_path / "shared.json"
+    running = new_record(Request("bm25", "locomo")).model_copy(
+        update={"pid": os.getpid(), "saved": str(saved)}
+    )
+    save_record(running)
+    outcome = memrank_here("run", "word-overlap", "demo", "--save", str(saved))
+    assert outcome.returncode == 2
+    assert f"run {running.id} (still running) saves its result there" in outcome.stderr
+    assert not saved.exists() and [r.id for r in all_records()] == [running.id]

@@ -84,3 +84,19 @@ def test_progress_is_silent_off_a_terminal_unless_asked() -> None:
     assert quiet.stderr.startswith("run:        "), quiet.stderr  # the id first, at once
     asked = memrank_cli("run", "word-overlap", "demo", "--progress")
     assert "5/5 tasks (100%)  1/1 units" in asked.stderr
+
+
+def test_a_redrawn_progress_line_is_cut_to_the_terminal_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from memrank._drive import UnitOutcome
+    from memrank.runs.progress import Progress
+
+    monkeypatch.setenv("COLUMNS", "40")
+    stream = io.StringIO()
+    progress = Progress(stream, tasks=1986, units=10, label="hybrid × locomo", live=True)
+    progress.unit_finished("conv-26", UnitOutcome([], None, None))
+    drawn = stream.getvalue().removeprefix("\r").removesuffix("\033[K")
+    assert len(drawn) < 40 and drawn.endswith("…") and drawn.startswith("hybrid × locomo  0/1986")
