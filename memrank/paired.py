@@ -13,15 +13,25 @@ from typing import Literal, get_args
 import numpy as np
 from pydantic import BaseModel
 
+from memrank._pair_sides import Held, Side, side_of
 from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
-from memrank.measure import Value
 from memrank.measures.kinds import declared_binary
-from memrank.reruns import rerun_note
+from memrank.reruns import note
 from memrank.result import Result, SystemRecord
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
-__all__ = ["CAUTION", "CLOSING", "Flip", "LeftOut", "MeasureReading", "Paired", "Table", "paired"]
+__all__ = [
+    "CAUTION",
+    "CLOSING",
+    "Flip",
+    "LeftOut",
+    "MeasureReading",
+    "Paired",
+    "Table",
+    "paired",
+    "paired_sides",
+]
 
 Closing = Literal[
     "A gap is a gap. Nothing above says which system is better; that depends on what\n"
@@ -137,11 +147,21 @@ def paired(a: Result, b: Result) -> Paired:
     and neither run was refused. Only task-scope values pair. Each measure is tested as its
     measure declares it (binary or continuous), with clusters from the tasks' groups.
     """
+    for label, result in (("A", a), ("B", b)):
+        if not isinstance(result, Result):
+            raise UsageError(
+                f"memrank.paired reads two Results; {label} is a {type(result).__name__} "
+                "(load a saved one with Result.load)"
+            )
+    return paired_sides(side_of(a, "A"), side_of(b, "B"))
+
+
+def paired_sides(a: Side, b: Side) -> Paired:
+    """``paired`` of two sides however they were read (memrank._pair_sides)."""
     _check_pairable(a, b)
-    values_a, values_b = _task_values(a, "A"), _task_values(b, "B")
-    tasks_a, tasks_b = _task_ids(a), _task_ids(b)
-    shared = [task for task in tasks_a if task in tasks_b]
-    clusters = {**_groups(b), **_groups(a)}
+    values_a, values_b = a.values, b.values
+    shared = [task for task in a.tasks if task in b.tasks]
+    clusters = {**b.tasks, **a.tasks}
     binary = set(declared_binary(a.evaluation)) & set(declared_binary(b.evaluation))
     readings = []
     for measure, held_a in values_a.items():
@@ -158,25 +178,20 @@ def paired(a: Result, b: Result) -> Paired:
         a=a.system,
         b=b.system,
         measures=tuple(readings),
-        tasks_only_in_a=tuple(task for task in tasks_a if task not in tasks_b),
-        tasks_only_in_b=tuple(task for task in tasks_b if task not in tasks_a),
+        tasks_only_in_a=tuple(task for task in a.tasks if task not in b.tasks),
+        tasks_only_in_b=tuple(task for task in b.tasks if task not in a.tasks),
         measures_only_in_a=tuple(m for m in values_a if m not in values_b),
         measures_only_in_b=tuple(m for m in values_b if m not in values_a),
-        rerun=rerun_note(a, b),
+        rerun=note((a.system, a.evaluation, a.by_task), (b.system, b.evaluation, b.by_task)),
     )
 
 
-def _check_pairable(a: Result, b: Result) -> None:
-    for side, result in (("A", a), ("B", b)):
-        if not isinstance(result, Result):
-            raise UsageError(
-                f"memrank.paired reads two Results; {side} is a {type(result).__name__} "
-                "(load a saved one with Result.load)"
-            )
+def _check_pairable(a: Side, b: Side) -> None:
+    for result in (a, b):
         if result.refusal is not None:
             raise PairingRefused(
-                f"result {side} ({result.system.name} on {result.evaluation.name}) was refused "
-                f"({result.refusal}); a refused run has no values to pair"
+                f"result {result.label} ({result.system.name} on {result.evaluation.name}) was "
+                f"refused ({result.refusal}); a refused run has no values to pair"
             )
     if a.evaluation.name != b.evaluation.name:
         raise PairingRefused(
@@ -191,7 +206,7 @@ def _check_pairable(a: Result, b: Result) -> None:
         )
     if a.evaluation.slice != b.evaluation.slice:
 
-        def named(result: Result) -> str:
+        def named(result: Side) -> str:
             return f"slice {result.evaluation.slice!r}" if result.evaluation.slice else "in full"
 
         raise PairingRefused(
@@ -200,36 +215,11 @@ def _check_pairable(a: Result, b: Result) -> None:
         )
 
 
-def _task_values(result: Result, side: str) -> dict[str, dict[str, Value]]:
-    """measure -> task id -> value, for task-scope values only."""
-    by_measure: dict[str, dict[str, Value]] = {}
-    for value in result.values:
-        if value.task_id is None:
-            continue
-        held = by_measure.setdefault(value.measure, {})
-        if value.task_id in held:
-            raise PairingRefused(
-                f"result {side} holds more than one {value.measure!r} value for task "
-                f"{value.task_id!r}; a paired reading pairs one value per task and measure"
-            )
-        held[value.task_id] = value
-    return by_measure
-
-
-def _task_ids(result: Result) -> dict[str, None]:
-    """The tasks a result ran, in order (a dict: ordered, with fast membership)."""
-    return dict.fromkeys(trace.task.id for trace in result.traces)
-
-
-def _groups(result: Result) -> dict[str, str | None]:
-    return {trace.task.id: trace.task.group for trace in result.traces}
-
-
 def _read(
     measure: str,
     candidates: list[str],
-    held_a: dict[str, Value],
-    held_b: dict[str, Value],
+    held_a: dict[str, Held],
+    held_b: dict[str, Held],
     clusters: dict[str, str | None],
     *,
     binary: bool,
@@ -254,8 +244,8 @@ def _read(
             left_out=tuple(left_out),
             caution=CAUTION,
         )
-    a = np.array([held_a[task].value for task in tasks], dtype=float)
-    b = np.array([held_b[task].value for task in tasks], dtype=float)
+    a = np.array([held_a[task][0] for task in tasks], dtype=float)
+    b = np.array([held_b[task][0] for task in tasks], dtype=float)
     codes = cluster_codes([clusters.get(task) for task in tasks])
     test = paired_reading(a, b, codes, binary=binary)
     differ = np.flatnonzero(a != b)
@@ -286,11 +276,11 @@ def _table(a: np.ndarray, b: np.ndarray) -> Table:
     )
 
 
-def _why_unpaired(a: Value | None, b: Value | None) -> str | None:
+def _why_unpaired(a: Held | None, b: Held | None) -> str | None:
     reasons = [
-        f"{side} has no value" if value is None else f"{side} None: {value.why}"
-        for side, value in (("A", a), ("B", b))
-        if value is None or value.value is None
+        f"{side} has no value" if held is None else f"{side} None: {held[1]}"
+        for side, held in (("A", a), ("B", b))
+        if held is None or held[0] is None
     ]
     return "; ".join(reasons) or None
 

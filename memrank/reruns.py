@@ -8,51 +8,81 @@ gap then measures the system's own variation rather than any change.
 
 from __future__ import annotations
 
-from memrank.measure import Value
-from memrank.result import Result
+from collections.abc import Callable, Iterable, Mapping
 
-__all__ = ["differing_tasks", "is_rerun", "rerun_note"]
+from memrank.measure import Value
+from memrank.result import EvaluationRecord, Result, SystemRecord
+
+__all__ = ["ByTask", "by_task", "differing_tasks", "is_rerun", "note", "rerun_note"]
+
+ByTask = Mapping[str, Mapping[str, float | None]]
+"""task id -> measure -> value, memrank's clock (latency) left out."""
 
 
 def is_rerun(a: Result, b: Result) -> bool:
     """Whether ``a`` and ``b`` ran one configuration: system record (name, version, engine,
     transport, components) and evaluation (name, version, slice) alike."""
-    same_system = a.system.model_dump(exclude={"declared_version"}) == b.system.model_dump(
-        exclude={"declared_version"}
-    )
-    same_evaluation = (a.evaluation.name, a.evaluation.version, a.evaluation.slice) == (
-        b.evaluation.name,
-        b.evaluation.version,
-        b.evaluation.slice,
-    )
-    return same_system and same_evaluation
+    return _one_configuration(a.system, a.evaluation, b.system, b.evaluation)
 
 
 def differing_tasks(a: Result, b: Result) -> tuple[int, int]:
     """How many tasks present in both have a task-scope value that differs, out of how many."""
-    mine = _by_task(a.values)
-    theirs = _by_task(b.values)
-    shared = mine.keys() & theirs.keys()
-    return sum(1 for task in shared if mine[task] != theirs[task]), len(shared)
+    return _differing(by_task(_triples(a.values)), by_task(_triples(b.values)))
 
 
 def rerun_note(a: Result, b: Result) -> str | None:
     """The sentence a reading of a rerun carries when the two runs differ; None otherwise."""
-    if not is_rerun(a, b):
+    return note(
+        (a.system, a.evaluation, lambda: by_task(_triples(a.values))),
+        (b.system, b.evaluation, lambda: by_task(_triples(b.values))),
+    )
+
+
+def note(
+    a: tuple[SystemRecord, EvaluationRecord, Callable[[], ByTask]],
+    b: tuple[SystemRecord, EvaluationRecord, Callable[[], ByTask]],
+) -> str | None:
+    """``rerun_note`` from each side's records and task values (however they were read); the
+    values are asked for only when the two ran one configuration."""
+    if not _one_configuration(a[0], a[1], b[0], b[1]):
         return None
-    differing, shared = differing_tasks(a, b)
+    differing, shared = _differing(a[2](), b[2]())
     if not differing:
         return None
     return (
-        f"A and B ran one configuration of {a.system.name} on {a.evaluation.name}, yet {differing} "
+        f"A and B ran one configuration of {a[0].name} on {a[1].name}, yet {differing} "
         f"of {shared} task(s) have different values: the system is not deterministic from run to "
         "run, so this gap is its own variation, not a change"
     )
 
 
-def _by_task(values: tuple[Value, ...]) -> dict[str, dict[str, float | None]]:
+def by_task(values: Iterable[tuple[str, str | None, float | None]]) -> ByTask:
+    """(measure, task id, value) triples as task id -> measure -> value, latency left out."""
     tasks: dict[str, dict[str, float | None]] = {}
-    for value in values:
-        if value.task_id is not None and not value.measure.startswith("latency"):
-            tasks.setdefault(value.task_id, {})[value.measure] = value.value
+    for measure, task_id, value in values:
+        if task_id is not None and not measure.startswith("latency"):
+            tasks.setdefault(task_id, {})[measure] = value
     return tasks
+
+
+def _triples(values: tuple[Value, ...]) -> Iterable[tuple[str, str | None, float | None]]:
+    return ((v.measure, v.task_id, v.value) for v in values)
+
+
+def _one_configuration(
+    system_a: SystemRecord, evaluation_a: EvaluationRecord, system_b: SystemRecord,
+    evaluation_b: EvaluationRecord,
+) -> bool:  # fmt: skip
+    same_system = system_a.model_dump(exclude={"declared_version"}) == system_b.model_dump(
+        exclude={"declared_version"}
+    )
+    return same_system and (evaluation_a.name, evaluation_a.version, evaluation_a.slice) == (
+        evaluation_b.name,
+        evaluation_b.version,
+        evaluation_b.slice,
+    )
+
+
+def _differing(mine: ByTask, theirs: ByTask) -> tuple[int, int]:
+    shared = mine.keys() & theirs.keys()
+    return sum(1 for task in shared if mine[task] != theirs[task]), len(shared)

@@ -32,12 +32,17 @@ def pair_command(
     Exits 3 when they cannot be paired (different evaluations or versions, a refused run)
     and 4 when a file cannot be read.
     """
-    from memrank.paired import paired
-    from memrank.result import Result
+    import gc
 
-    a, b = Result.load(path_a), Result.load(path_b)
+    from memrank._pair_sides import side_from_file
+    from memrank.paired import paired_sides
+
+    # Only what a reading reads is taken from each file; the cyclic collector is kept out of
+    # it (the files make hundreds of thousands of small acyclic objects at once).
+    gc.disable()
+    a, b = side_from_file(path_a, "A"), side_from_file(path_b, "B")
     try:
-        reading = paired(a, b)
+        reading = paired_sides(a, b)
     except PairingRefused as refused:
         raise PairingRefused(f"{path_a} (A) and {path_b} (B): {refused.message}") from None
     if as_json:
