@@ -73,7 +73,8 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     system, evaluation = result.system, result.evaluation
     lines = [
         f"system:     {system.name} ({system.kind}), version {system.version or 'not stated'}",
-        f"evaluation: {evaluation.name} at {evaluation.version}, {evaluation.task_count} task(s)",
+        f"evaluation: {evaluation.name} at {evaluation.version}, {evaluation.task_count} task(s), "
+        f"cleared {evaluation.clearing.value}",
     ]
     if evaluation.slice:
         lines.append(f"slice:      {evaluation.slice} -- a slice is not a measurement")

@@ -312,8 +312,7 @@ def _go(
     else:
         journal = Journal.start(journal_path, request.evaluation, evaluation.version, now_utc())
     observer = _observer(request, record, evaluation, journal, progress)
-    units = sum(1 for _ in evaluation.units())
-    tell(f"running:    {len(evaluation.tasks)} task(s) in {units} unit(s)")
+    tell(f"running:    {len(evaluation.tasks)} task(s) in {evaluation.unit_count()} unit(s)")
     try:
         result = run(
             made,
@@ -368,7 +367,7 @@ def _observer(
         observer = Progress(
             sys.stderr,
             tasks=len(evaluation.tasks),
-            units=sum(1 for _ in evaluation.units()),
+            units=evaluation.unit_count(),
             label=f"{request.target} × {request.evaluation}",
             inner=journal,
             live=sys.stderr.isatty(),
