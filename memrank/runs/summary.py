@@ -48,12 +48,17 @@ def headline(result: Result, declared: str | None = None) -> tuple[str | None, f
     shipped evaluation's declared headline is looked up by name, and any other evaluation's is
     the first value name of its first measure.
     """
+    return _headline(result, declared, measure_rows(result))
+
+
+def _headline(
+    result: Result, declared: str | None, rows: list[dict[str, Any]]
+) -> tuple[str | None, float | None]:
     if result.refusal is not None or not result.evaluation.measures:
         return None, None
     from memrank.catalog import headline_of
 
     wanted = declared or headline_of(result.evaluation.name)
-    rows = measure_rows(result)
     if wanted is None:
         first = result.evaluation.measures[0]
         found = next(
@@ -81,10 +86,10 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     if result.refusal is not None:
         lines.append(f"refused:    {result.refusal}")
         return "\n".join(lines)
-    measure, mean = headline(result, declared)
+    rows = measure_rows(result)
+    measure, mean = _headline(result, declared, rows)
     if measure is not None:
         lines.append(f"headline:   {measure} {_number(mean)}")
-    rows = measure_rows(result)
     width = max([len("measure"), *(len(row["measure"]) for row in rows)])
     lines.append("")
     lines.append(f"  {'measure':<{width}} {'mean':>9} {'n':>6} {'undecided':>9}  decider  scope")
@@ -108,7 +113,8 @@ def _number(mean: float | None) -> str:
 
 def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
     """What ``--json`` prints for a run: the records, failures and the per-measure rows."""
-    measure, mean = headline(result, declared)
+    rows = measure_rows(result)
+    measure, mean = _headline(result, declared, rows)
     return {
         "system": result.system.name,
         "kind": result.system.kind,
@@ -120,7 +126,7 @@ def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
         "traces": len(result.traces),
         "failed": len(result.failed),
         "headline": {"measure": measure, "mean": mean},
-        "measures": measure_rows(result),
+        "measures": rows,
         "started": result.started.isoformat(),
         "finished": result.finished.isoformat(),
     }

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from memrank._clock import now_utc
 from memrank._drive import Observer
-from memrank._files import check_writable
+from memrank._files import check_writable, write_atomic
 from memrank.errors import HungUp, Interrupted, MemrankError, Terminated, UsageError
 from memrank.evaluation import Evaluation
 from memrank.result import Result
@@ -329,9 +329,10 @@ def _go(
     if earlier is not None:
         result = retried(earlier, result, measures_of(evaluation, stage))
         record = record.model_copy(update={"tasks": len(result.traces)})
-    result.save(folder / RESULT)
+    file_bytes = result.to_bytes()  # made once, written to both places
+    write_atomic(folder / RESULT, file_bytes)
     if request.save is not None:
-        result.save(request.save)
+        write_atomic(request.save, file_bytes)
     journal_path.unlink()  # the result holds every trace now; the journal was for resuming
     measure, mean = headline(result, evaluation.headline)
     done = _ended(
