@@ -200,3 +200,41 @@ def test_a_second_run_saving_to_the_path_a_running_run_saves_to_is_refused(
     assert outcome.returncode == 2
     assert f"run {running.id} (still running) saves its result there" in outcome.stderr
     assert not saved.exists() and [r.id for r in all_records()] == [running.id]
+
+
+class Slow(Flaky):
+    """The service, healed, answering each search a little late (so a signal lands mid-run)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.healed.set()
+
+    def answer(self, handler: _Handler, body: bytes) -> None:
+        if handler.path == "/search":
+            import time
+
+            time.sleep(0.3)
+        super().answer(handler, body)
+
+
+def test_sighup_stops_a_run_as_ctrl_c_does_and_says_how_to_resume() -> None:
+    import signal
+    import time
+
+    from tests.runs.conftest import memrank_process
+
+    with Slow() as server:
+        process = memrank_process(
+            "run", "aml", "demo", "--option", f"base_url={server.url}", "--limit", "5"
+        )
+        deadline = time.monotonic() + 60
+        while not server.logged("/search"):
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.01)
+        process.send_signal(signal.SIGHUP)
+        _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 129, stderr
+    [record] = all_records()
+    assert record.state is RunState.INTERRUPTED and record.exit_code == 129
+    assert f"SIGHUP: run {record.id} kept 0 of 5 task(s) in its journal" in stderr
+    assert f"--limit 5 --resume {record.id}" in stderr and "Traceback" not in stderr
