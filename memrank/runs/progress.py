@@ -40,11 +40,14 @@ class Progress:
 
     def done(self, unit: str) -> UnitOutcome | None:
         earlier = self.inner.done(unit) if self.inner is not None else None
-        if earlier is not None:
-            with self._lock:
+        with self._lock:
+            if earlier is not None:
                 self.kept += len(earlier.traces)
                 self.tasks_done += len(earlier.traces)
                 self.units_done += 1
+            elif self.live:  # a unit's documents can take a while to be told: say so at once
+                self.stream.write("\r" + fitted(f"{self.line()}  unit {unit}: starting") + "\033[K")
+                self.stream.flush()
         return earlier
 
     def task_finished(self, trace: Trace) -> None:

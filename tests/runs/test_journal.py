@@ -100,3 +100,18 @@ def test_a_redrawn_progress_line_is_cut_to_the_terminal_width(
     progress.unit_finished("conv-26", UnitOutcome([], None, None))
     drawn = stream.getvalue().removeprefix("\r").removesuffix("\033[K")
     assert len(drawn) < 40 and drawn.endswith("…") and drawn.startswith("hybrid × locomo  0/1986")
+
+
+def test_a_live_progress_line_says_a_unit_is_starting_before_its_first_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    monkeypatch.setenv("COLUMNS", "200")
+    from memrank.runs.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress(stream, tasks=1986, units=10, label="hybrid × locomo", live=True)
+    assert progress.done("conv-26") is None
+    assert "0/1986 tasks (0%)  0/10 units" in stream.getvalue()
+    assert "unit conv-26: starting" in stream.getvalue()

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from memrank.result import Result
-from tests.board.conftest import browse, chromium, serve  # noqa: F401 - chromium is a fixture
+from tests.board.conftest import browse, serve
 from tests.runs.conftest import memrank_here
 
 
