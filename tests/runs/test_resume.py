@@ -12,7 +12,7 @@ import pytest
 
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
-from tests.runs.conftest import memrank_cli, memrank_process, slow
+from tests.runs.conftest import memrank_cli, memrank_here, memrank_process, slow
 
 
 def _measured(result: Result) -> list[tuple[str, str | None, float | None]]:
@@ -99,8 +99,11 @@ def test_sigterm_stops_like_ctrl_c_and_the_resume_keeps_save(
     [record] = all_records()
     assert record.state is RunState.INTERRUPTED and record.exit_code == 143
     assert f"resume with: memrank run bm25 locomo --save {saved} --resume {record.id}" in stderr
-    assert re.search(r"SIGTERM: run \S+ kept \d+ of 1986 task\(s\)", stderr), stderr
+    kept = re.search(r"SIGTERM: run \S+ kept (\d+) of 1986 task\(s\)", stderr)
+    assert kept, stderr
     assert "Traceback" not in stderr
+    shown = memrank_here("runs", "show", record.id).stdout  # one count of what was kept
+    assert f"done:       {kept[1]} of 1986 task(s)" in shown
 
     resumed = memrank_cli("run", "bm25", "locomo", "--resume", record.id)
     assert resumed.returncode == 0, resumed.stderr
