@@ -11,9 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +19,7 @@ from typing import TYPE_CHECKING
 from memrank._clock import now_utc
 from memrank._drive import Observer
 from memrank._files import check_writable, write_atomic
-from memrank.errors import HungUp, Interrupted, MemrankError, Terminated, UsageError
+from memrank.errors import Interrupted, MemrankError, UsageError
 from memrank.evaluation import Evaluation
 from memrank.result import Result
 from memrank.runs.journal import Journal
@@ -43,6 +41,7 @@ from memrank.runs.registry import (
 )
 from memrank.runs.retry import earlier_result, failed_part, retried
 from memrank.runs.shards import Shard, shard_of
+from memrank.runs.signals import signals_as_interrupts, stopped_by
 from memrank.runs.summary import headline
 from memrank.runs.tolerance import FailureWatch, parse_failure_limit
 
@@ -124,7 +123,7 @@ def run_tracked(
     )
     tell(f"run:        {record.id}")
     try:
-        with _signals_as_interrupts():
+        with signals_as_interrupts():
             result, record = _go(
                 request,
                 record,
@@ -186,34 +185,6 @@ def stopped_run(request: Request, resume: str) -> RunRecord:
     """The stopped run ``--resume`` names: ``resume`` itself, or for ``""`` the latest stopped
     run of the same system, evaluation, options and shard."""
     return find(resume) if resume else _record(request, None, resume)
-
-
-class _Signalled(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, stopping the run as Ctrl-C does."""
-
-    def __init__(self, signal_number: int) -> None:
-        super().__init__(signal_number)
-        self.signal_number = signal_number
-
-
-def _raise_signalled(signal_number: int, frame: object) -> None:
-    raise _Signalled(signal_number)
-
-
-@contextmanager
-def _signals_as_interrupts() -> Iterator[None]:
-    """What CI cancellation, ``docker stop`` and systemd send (SIGTERM) and a closed terminal
-    (SIGHUP) stop the run as Ctrl-C does: its journal kept, its record stopped."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    wanted = (signal.SIGTERM, signal.SIGHUP)
-    earlier = {number: signal.signal(number, _raise_signalled) for number in wanted}
-    try:
-        yield
-    finally:
-        for number, handler in earlier.items():
-            signal.signal(number, handler)
 
 
 def _check_save_is_free(run_id: str, saved: str | None) -> None:
@@ -406,9 +377,7 @@ def _stopped(record: RunRecord, signal_number: int) -> Interrupted:
     how = "interrupted" if signal_number == signal.SIGINT else signal.Signals(signal_number).name
     save_record(_ended(record, RunState.INTERRUPTED, 128 + signal_number, error=how))
     total = f" of {record.tasks}" if record.tasks else ""
-    by_signal: dict[int, type[Interrupted]] = {signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}
-    stopped = by_signal.get(signal_number, Interrupted)
-    return stopped(
+    return stopped_by(signal_number)(
         f"{how}: run {record.id} kept {kept}{total} task(s) in its journal; "
         f"resume with: {resume_command(record)}"
     )
