@@ -192,7 +192,16 @@ def hold_traces(traces: list[Trace], budget: Budget | None) -> list[Trace]:
     """Every trace that recalled something, with the cut its evaluation's budget makes."""
     if budget is None or not budget.capped:
         return traces
-    count = counter_for(budget)
+    counter = counter_for(budget)
+    # a run recalls the same documents for many tasks: each text is counted once
+    counted: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        size = counted.get(text)
+        if size is None:
+            size = counted[text] = counter(text)
+        return size
+
     return [
         trace
         if trace.recalled is None

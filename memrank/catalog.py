@@ -16,7 +16,15 @@ from memrank.errors import UnknownName, UsageError
 from memrank.evaluation import Evaluation
 from memrank.system import System
 
-__all__ = ["Catalog", "Entry", "catalog", "evaluation", "system", "system_factory"]
+__all__ = [
+    "Catalog",
+    "Entry",
+    "catalog",
+    "evaluation",
+    "headline_of",
+    "system",
+    "system_factory",
+]
 
 
 @dataclass(frozen=True)
@@ -219,6 +227,11 @@ def _find(entries: tuple[Entry, ...], name: str, what: str) -> Callable[..., Any
             module, attribute = entry.target.split(":")
             found: Callable[..., Any] = getattr(importlib.import_module(module), attribute)
             return found
+    import difflib
+
+    close = difflib.get_close_matches(name, [e.name for e in entries], n=1, cutoff=0.6)
+    if close:
+        raise UnknownName(f"no {what} named {name!r}; did you mean {close[0]!r}?")
     known = ", ".join(e.name for e in entries)
     raise UnknownName(f"no {what} named {name!r}; known: {known} (see `memrank catalog`)")
 
@@ -251,7 +264,14 @@ def _recorded(key: str, value: Any) -> str:
 
 
 def evaluation(name: str) -> Evaluation:
-    """The shipped evaluation called ``name``; ``name:slice`` asks for a documented slice."""
+    """The shipped evaluation called ``name``; ``name:slice`` asks for a documented slice; a
+    ``.jsonl`` or ``.yaml`` path is your own evaluation (memrank.evaluations.from_file)."""
+    from memrank.evaluations.from_file import from_file, is_evaluation_file
+
+    if is_evaluation_file(name):
+        from pathlib import Path
+
+        return from_file(Path(name))
     base, colon, slice_name = name.partition(":")
     factory = _find(EVALUATIONS, base, "evaluation")
     if colon and not slice_name:  # never quietly the full benchmark when a slice was meant
@@ -272,3 +292,16 @@ def evaluation(name: str) -> Evaluation:
 def system_factory(name: str) -> Callable[..., Any]:
     """The class or factory shipped under ``name``: its signature types the options it takes."""
     return _find(SYSTEMS, name, "system")
+
+
+def headline_of(name: str) -> str | None:
+    """The headline value name a shipped evaluation declares (its module's ``HEADLINE``), read
+    without loading its material; None for a name that is not a shipped evaluation."""
+    base = name.partition(":")[0]
+    for entry in EVALUATIONS:
+        if entry.name == base:
+            declared = getattr(
+                importlib.import_module(entry.target.split(":")[0]), "HEADLINE", None
+            )
+            return declared if isinstance(declared, str) else None
+    return None

@@ -77,6 +77,8 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── ReproduceRefused            (exit 10) `memrank reproduce` cannot recreate the recorded build
     ├── RerunDiffers                (exit 9)  a rerun's files are not the signed ones (the reading says how)
     └── Interrupted                 (exit 130) Ctrl-C stopped a run; its journal resumes it
+        ├── Terminated              (exit 143) SIGTERM stopped it, as Ctrl-C does
+        └── HungUp                  (exit 129) SIGHUP stopped it, as Ctrl-C does
 
 A refused run is also returned as a ``Result`` whose ``refusal`` names the reason, so nothing
 is lost; ``RefusedRun`` is what the command line raises when it meets one. An
@@ -105,6 +107,7 @@ __all__ = [
     "DevelopmentObservation",
     "EndpointError",
     "EvidenceNotAccepted",
+    "HungUp",
     "Interrupted",
     "JudgeFailed",
     "KeyFileError",
@@ -151,6 +154,7 @@ __all__ = [
     "SubjectMissing",
     "TasksFailed",
     "TasksFailedInRun",
+    "Terminated",
     "ThresholdUnmet",
     "TrustRootRefused",
     "UnknownKey",
@@ -482,6 +486,18 @@ class Interrupted(MemrankError):
     """Ctrl-C (or ``memrank kill``) stopped a run; the message says how to resume it."""
 
     exit_code = 130
+
+
+class Terminated(Interrupted):
+    """SIGTERM (CI cancellation, ``docker stop``, systemd) stopped a run, as Ctrl-C does."""
+
+    exit_code = 143
+
+
+class HungUp(Interrupted):
+    """SIGHUP (the terminal closed) stopped a run, as Ctrl-C does."""
+
+    exit_code = 129
 
 
 class TasksFailedInRun(MemrankError):

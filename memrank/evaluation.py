@@ -119,6 +119,9 @@ class Evaluation(BaseModel):
     budget: Budget | None = None
     """The context budget every system's recall is held to (see memrank.budget); None: none
     declared, so arms are compared at k only."""
+    headline: str | None = None
+    """The value name that is this evaluation's headline (the one its board column reads), its
+    mean the number every summary shows; None: the first value name of the first measure."""
     _derived_bundle: DatasetBundle | None = PrivateAttr(default=None)
 
     @field_validator("tasks")
@@ -155,6 +158,14 @@ class Evaluation(BaseModel):
     def has_documents(self) -> bool:
         return any(task.context for task in self.tasks)
 
+    def unit_count(self) -> int:
+        """How many isolation units ``units()`` makes, without gathering their documents."""
+        if self.clearing is Clearing.AT_END:
+            return 1
+        if self.clearing is Clearing.PER_TASK:
+            return len(self.tasks)
+        return len({task.group or task.id for task in self.tasks})
+
     def units(self) -> Iterator[Unit]:
         """The isolation units the clearing rule makes, in task order."""
         if self.clearing is Clearing.AT_END:
@@ -184,9 +195,16 @@ def _distinct(tasks: tuple[Task, ...] | list[Task]) -> tuple[Document, ...]:
     first; an equal document under the same id (built twice) is still given once.
     """
     seen_objects: set[int] = set()
+    seen_contexts: set[tuple[int, ...]] = set()
     by_id: dict[str, list[Document]] = {}
     documents = []
     for task in tasks:
+        # the tasks of a group mostly hold the very same documents in the same order: one
+        # look at the whole context (made in C) spares walking it document by document
+        context = tuple(map(id, task.context))
+        if context in seen_contexts:
+            continue
+        seen_contexts.add(context)
         for document in task.context:
             if id(document) in seen_objects:
                 continue

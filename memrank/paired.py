@@ -13,15 +13,25 @@ from typing import Literal, get_args
 import numpy as np
 from pydantic import BaseModel
 
+from memrank._pair_sides import Held, Side, side_of
 from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
-from memrank.measure import Value
 from memrank.measures.kinds import declared_binary
-from memrank.reruns import rerun_note, systems_differ
+from memrank.reruns import differ_note, note
 from memrank.result import Result, SystemRecord
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
-__all__ = ["CAUTION", "CLOSING", "Flip", "LeftOut", "MeasureReading", "Paired", "Table", "paired"]
+__all__ = [
+    "CAUTION",
+    "CLOSING",
+    "Flip",
+    "LeftOut",
+    "MeasureReading",
+    "Paired",
+    "Table",
+    "paired",
+    "paired_sides",
+]
 
 Closing = Literal[
     "A gap is a gap. Nothing above says which system is better; that depends on what\n"
@@ -124,6 +134,14 @@ class Paired(BaseModel):
     def __str__(self) -> str:
         return _layout(self)
 
+    def layout(self, *, values: bool = False, tasks: bool = False) -> str:
+        """The reading for a terminal: one line per measure by default; ``values`` adds each
+        measure's test, interval and table, ``tasks`` also each task that flipped or was left
+        out (both: exactly ``str()``)."""
+        if values or tasks:
+            return _layout(self, tasks=tasks)
+        return _one_screen(self)
+
 
 def paired(a: Result, b: Result) -> Paired:
     """Read results ``a`` and ``b`` of the same evaluation side by side, task by task.
@@ -132,11 +150,21 @@ def paired(a: Result, b: Result) -> Paired:
     and neither run was refused. Only task-scope values pair. Each measure is tested as its
     measure declares it (binary or continuous), with clusters from the tasks' groups.
     """
+    for label, result in (("A", a), ("B", b)):
+        if not isinstance(result, Result):
+            raise UsageError(
+                f"memrank.paired reads two Results; {label} is a {type(result).__name__} "
+                "(load a saved one with Result.load)"
+            )
+    return paired_sides(side_of(a, "A"), side_of(b, "B"))
+
+
+def paired_sides(a: Side, b: Side) -> Paired:
+    """``paired`` of two sides however they were read (memrank._pair_sides)."""
     _check_pairable(a, b)
-    values_a, values_b = _task_values(a, "A"), _task_values(b, "B")
-    tasks_a, tasks_b = _task_ids(a), _task_ids(b)
-    shared = [task for task in tasks_a if task in tasks_b]
-    clusters = {**_groups(b), **_groups(a)}
+    values_a, values_b = a.values, b.values
+    shared = [task for task in a.tasks if task in b.tasks]
+    clusters = {**b.tasks, **a.tasks}
     binary = set(declared_binary(a.evaluation)) & set(declared_binary(b.evaluation))
     readings = []
     for measure, held_a in values_a.items():
@@ -153,26 +181,21 @@ def paired(a: Result, b: Result) -> Paired:
         a=a.system,
         b=b.system,
         measures=tuple(readings),
-        tasks_only_in_a=tuple(task for task in tasks_a if task not in tasks_b),
-        tasks_only_in_b=tuple(task for task in tasks_b if task not in tasks_a),
+        tasks_only_in_a=tuple(task for task in a.tasks if task not in b.tasks),
+        tasks_only_in_b=tuple(task for task in b.tasks if task not in a.tasks),
         measures_only_in_a=tuple(m for m in values_a if m not in values_b),
         measures_only_in_b=tuple(m for m in values_b if m not in values_a),
-        rerun=rerun_note(a, b),
-        differ=systems_differ(a, b),
+        rerun=note((a.system, a.evaluation, a.by_task), (b.system, b.evaluation, b.by_task)),
+        differ=differ_note((a.system, a.evaluation), (b.system, b.evaluation)),
     )
 
 
-def _check_pairable(a: Result, b: Result) -> None:
-    for side, result in (("A", a), ("B", b)):
-        if not isinstance(result, Result):
-            raise UsageError(
-                f"memrank.paired reads two Results; {side} is a {type(result).__name__} "
-                "(load a saved one with Result.load)"
-            )
+def _check_pairable(a: Side, b: Side) -> None:
+    for result in (a, b):
         if result.refusal is not None:
             raise PairingRefused(
-                f"result {side} ({result.system.name} on {result.evaluation.name}) was refused "
-                f"({result.refusal}); a refused run has no values to pair"
+                f"result {result.label} ({result.system.name} on {result.evaluation.name}) was "
+                f"refused ({result.refusal}); a refused run has no values to pair"
             )
     if a.evaluation.name != b.evaluation.name:
         raise PairingRefused(
@@ -187,7 +210,7 @@ def _check_pairable(a: Result, b: Result) -> None:
         )
     if a.evaluation.slice != b.evaluation.slice:
 
-        def named(result: Result) -> str:
+        def named(result: Side) -> str:
             return f"slice {result.evaluation.slice!r}" if result.evaluation.slice else "in full"
 
         raise PairingRefused(
@@ -196,36 +219,11 @@ def _check_pairable(a: Result, b: Result) -> None:
         )
 
 
-def _task_values(result: Result, side: str) -> dict[str, dict[str, Value]]:
-    """measure -> task id -> value, for task-scope values only."""
-    by_measure: dict[str, dict[str, Value]] = {}
-    for value in result.values:
-        if value.task_id is None:
-            continue
-        held = by_measure.setdefault(value.measure, {})
-        if value.task_id in held:
-            raise PairingRefused(
-                f"result {side} holds more than one {value.measure!r} value for task "
-                f"{value.task_id!r}; a paired reading pairs one value per task and measure"
-            )
-        held[value.task_id] = value
-    return by_measure
-
-
-def _task_ids(result: Result) -> dict[str, None]:
-    """The tasks a result ran, in order (a dict: ordered, with fast membership)."""
-    return dict.fromkeys(trace.task.id for trace in result.traces)
-
-
-def _groups(result: Result) -> dict[str, str | None]:
-    return {trace.task.id: trace.task.group for trace in result.traces}
-
-
 def _read(
     measure: str,
     candidates: list[str],
-    held_a: dict[str, Value],
-    held_b: dict[str, Value],
+    held_a: dict[str, Held],
+    held_b: dict[str, Held],
     clusters: dict[str, str | None],
     *,
     binary: bool,
@@ -250,8 +248,8 @@ def _read(
             left_out=tuple(left_out),
             caution=CAUTION,
         )
-    a = np.array([held_a[task].value for task in tasks], dtype=float)
-    b = np.array([held_b[task].value for task in tasks], dtype=float)
+    a = np.array([held_a[task][0] for task in tasks], dtype=float)
+    b = np.array([held_b[task][0] for task in tasks], dtype=float)
     codes = cluster_codes([clusters.get(task) for task in tasks])
     test = paired_reading(a, b, codes, binary=binary)
     differ = np.flatnonzero(a != b)
@@ -282,11 +280,11 @@ def _table(a: np.ndarray, b: np.ndarray) -> Table:
     )
 
 
-def _why_unpaired(a: Value | None, b: Value | None) -> str | None:
+def _why_unpaired(a: Held | None, b: Held | None) -> str | None:
     reasons = [
-        f"{side} has no value" if value is None else f"{side} None: {value.why}"
-        for side, value in (("A", a), ("B", b))
-        if value is None or value.value is None
+        f"{side} has no value" if held is None else f"{side} None: {held[1]}"
+        for side, held in (("A", a), ("B", b))
+        if held is None or held[0] is None
     ]
     return "; ".join(reasons) or None
 
@@ -294,7 +292,7 @@ def _why_unpaired(a: Value | None, b: Value | None) -> str | None:
 # -- the printed layout ----------------------------------------------------------------------
 
 
-def _layout(reading: Paired) -> str:
+def _header(reading: Paired) -> list[str]:
     lines = [
         f"{reading.evaluation} at {reading.version}",
         f"  A = {reading.a.name}    B = {reading.b.name}",
@@ -313,13 +311,51 @@ def _layout(reading: Paired) -> str:
         lines.append(f"  not a rerun: {reading.differ}")
     if not reading.measures:
         lines += ["", "no task-scope measure is carried by both results; nothing to pair"]
+    return lines
+
+
+def _layout(reading: Paired, *, tasks: bool = True) -> str:
+    lines = _header(reading)
     for measure in reading.measures:
-        lines += ["", *_measure_lines(measure)]
+        lines += ["", *_measure_lines(measure, tasks=tasks)]
     lines += ["", reading.notice]
     return "\n".join(lines)
 
 
-def _measure_lines(r: MeasureReading) -> list[str]:
+def _one_screen(reading: Paired) -> str:
+    """One line per measure: paired tasks, both means, the gap, its interval and p."""
+    lines = _header(reading)
+    width = max([len("measure"), *(len(r.measure) for r in reading.measures)])
+    if reading.measures:
+        lines += [
+            "",
+            f"  {'measure':<{width}}  {'paired':>6}  {'mean A':>7}  {'mean B':>7}  "
+            f"{'gap':>7}  {'95% interval':>17}  {'p':>8}  differ",
+        ]
+    for r in reading.measures:
+        test = r.test
+        interval = (
+            f"[{_signed(test.low)}, {_signed(test.high)}]"
+            if test is not None and test.low is not None and test.high is not None
+            else "none"
+        )
+        p = "none" if test is None or test.p_value is None else f"{test.p_value:.3g}"
+        lines.append(
+            f"  {r.measure:<{width}}  {r.paired:>6}  {_plain(r.mean_a):>7}  {_plain(r.mean_b):>7}  "
+            f"{_signed(r.gap):>7}  {interval:>17}  {p:>8}  {r.discordant}"
+        )
+    cautious = sum(1 for r in reading.measures if r.caution)
+    if cautious:
+        lines.append(f"  caution on {cautious} measure(s): --values says why")
+    lines += ["", reading.notice]
+    return "\n".join(lines)
+
+
+def _plain(number: float | None) -> str:
+    return "None" if number is None else f"{number:.3f}"
+
+
+def _measure_lines(r: MeasureReading, *, tasks: bool = True) -> list[str]:
     if r.kind is None:
         lines = [
             f"{r.measure} (0 paired task(s))",
@@ -337,11 +373,15 @@ def _measure_lines(r: MeasureReading) -> list[str]:
         lines.append(f"  both {t.both}  neither {t.neither}  only A {t.only_a}  only B {t.only_b}")
     if r.test is not None:
         lines += _test_lines(r.test)
-    shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
-    lines += [
-        f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}" for f in r.flipped
-    ]
-    lines += [f"  left out: {left.task_id}  {left.why}" for left in r.left_out]
+    if tasks:
+        shown = "{:.1f}" if r.kind == "binary" else "{:.3f}"
+        lines += [
+            f"  flipped: {f.task_id}  {shown.format(f.was)} -> {shown.format(f.now)}"
+            for f in r.flipped
+        ]
+        lines += [f"  left out: {left.task_id}  {left.why}" for left in r.left_out]
+    elif r.flipped or r.left_out:
+        lines.append(f"  {len(r.flipped)} flipped, {len(r.left_out)} left out: --tasks lists them")
     if r.caution:
         lines.append(f"  caution: {r.caution}")
     return lines

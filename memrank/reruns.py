@@ -5,59 +5,119 @@ task scores differ anyway, the system is not deterministic from run to run (a re
 approximate index, concurrency or clock), and that must be said beside the reading, since the
 gap then measures the system's own variation rather than any change. Two runs are one
 configuration only when their system records agree whole: name, versions (the engine's own
-included), transport and components (for a system over the wire: the endpoint reached and the
-configuration sent). Runs of one class whose records differ are two systems, and the reading
-says so instead.
+included), transport, components (for a system over the wire: the endpoint reached and the
+configuration sent) and options. Runs of one class whose records differ are two systems, and
+the reading says so instead.
 """
 
 from __future__ import annotations
 
-from memrank.measure import Decider, Value
-from memrank.result import Result, SystemRecord
+from collections.abc import Callable, Container, Iterable, Mapping
 
-__all__ = ["differing_tasks", "is_rerun", "rerun_note", "systems_differ"]
+from memrank.measure import Decider
+from memrank.result import EvaluationRecord, Result, SystemRecord
+
+__all__ = [
+    "ByTask",
+    "by_task",
+    "differ_note",
+    "differing_tasks",
+    "is_rerun",
+    "note",
+    "rerun_note",
+    "systems_differ",
+]
+
+ByTask = Mapping[str, Mapping[str, float | None]]
+"""task id -> measure -> score, memrank's own bookkeeping (latency, words recalled) left out."""
+Records = tuple[SystemRecord, EvaluationRecord]
 
 
 def is_rerun(a: Result, b: Result) -> bool:
     """Whether ``a`` and ``b`` ran one configuration: system records (name, versions, engine
-    version, transport, components) and evaluation (name, version, slice) alike."""
-    return a.system == b.system and _same_evaluation(a, b)
+    version, transport, components, options) and evaluation (name, version, slice) alike."""
+    return _one_configuration((a.system, a.evaluation), (b.system, b.evaluation))
 
 
 def differing_tasks(a: Result, b: Result) -> tuple[int, int]:
     """How many tasks present in both have a score that differs, out of how many; memrank's
     own bookkeeping (latency, words recalled) is not a score and is left out."""
-    mine = _by_task(a.values)
-    theirs = _by_task(b.values)
-    shared = mine.keys() & theirs.keys()
-    return sum(1 for task in shared if mine[task] != theirs[task]), len(shared)
+    return _differing(_scores_of(a), _scores_of(b))
 
 
 def rerun_note(a: Result, b: Result) -> str | None:
     """The sentence a reading of a rerun carries when the two runs' scores differ; None
     otherwise (and always None for two different systems: see ``systems_differ``)."""
-    if not is_rerun(a, b):
-        return None
-    differing, shared = differing_tasks(a, b)
-    if not differing:
-        return None
-    return (
-        f"A and B ran one configuration of {a.system.name} on {a.evaluation.name}, yet {differing} "
-        f"of {shared} task(s) have different scores: the system is not deterministic from run "
-        "to run, so this gap is its own variation, not a change"
+    return note(
+        (a.system, a.evaluation, lambda: _scores_of(a)),
+        (b.system, b.evaluation, lambda: _scores_of(b)),
     )
 
 
 def systems_differ(a: Result, b: Result) -> str | None:
     """For runs of one system class whose records differ (another endpoint, engine version
     or configuration), the sentence saying the reading compares two systems; None otherwise."""
-    if a.system.name != b.system.name or a.system == b.system or not _same_evaluation(a, b):
+    return differ_note((a.system, a.evaluation), (b.system, b.evaluation))
+
+
+def note(
+    a: tuple[SystemRecord, EvaluationRecord, Callable[[], ByTask]],
+    b: tuple[SystemRecord, EvaluationRecord, Callable[[], ByTask]],
+) -> str | None:
+    """``rerun_note`` from each side's records and scores (however they were read); the scores
+    are asked for only when the two ran one configuration."""
+    if not _one_configuration(a[:2], b[:2]):
+        return None
+    differing, shared = _differing(a[2](), b[2]())
+    if not differing:
         return None
     return (
-        f"A and B both ran {a.system.name}, but the systems differ ("
-        + "; ".join(_differences(a.system, b.system))
+        f"A and B ran one configuration of {a[0].name} on {a[1].name}, yet {differing} "
+        f"of {shared} task(s) have different scores: the system is not deterministic from run "
+        "to run, so this gap is its own variation, not a change"
+    )
+
+
+def differ_note(a: Records, b: Records) -> str | None:
+    """``systems_differ`` from each side's records."""
+    (system_a, evaluation_a), (system_b, evaluation_b) = a, b
+    if (
+        system_a.name != system_b.name
+        or system_a == system_b
+        or not _same_evaluation(evaluation_a, evaluation_b)
+    ):
+        return None
+    return (
+        f"A and B both ran {system_a.name}, but the systems differ ("
+        + "; ".join(_differences(system_a, system_b))
         + "): this gap compares two systems, not a rerun"
     )
+
+
+def by_task(
+    values: Iterable[tuple[str, str | None, float | None]], bookkeeping: Container[str] = ()
+) -> ByTask:
+    """(measure, task id, value) triples as task id -> measure -> score, leaving out the
+    measures named in ``bookkeeping`` (those memrank decides of its own records)."""
+    tasks: dict[str, dict[str, float | None]] = {}
+    for measure, task_id, value in values:
+        if task_id is not None and measure not in bookkeeping:
+            tasks.setdefault(task_id, {})[measure] = value
+    return tasks
+
+
+def _scores_of(result: Result) -> ByTask:
+    return by_task(
+        (v.measure, v.task_id, v.value) for v in result.values if v.decider is not Decider.MEMRANK
+    )
+
+
+def _one_configuration(a: Records, b: Records) -> bool:
+    return a[0] == b[0] and _same_evaluation(a[1], b[1])
+
+
+def _same_evaluation(a: EvaluationRecord, b: EvaluationRecord) -> bool:
+    return (a.name, a.version, a.slice) == (b.name, b.version, b.slice)
 
 
 def _differences(a: SystemRecord, b: SystemRecord) -> list[str]:
@@ -75,17 +135,6 @@ def _differences(a: SystemRecord, b: SystemRecord) -> list[str]:
     return found
 
 
-def _same_evaluation(a: Result, b: Result) -> bool:
-    return (a.evaluation.name, a.evaluation.version, a.evaluation.slice) == (
-        b.evaluation.name,
-        b.evaluation.version,
-        b.evaluation.slice,
-    )
-
-
-def _by_task(values: tuple[Value, ...]) -> dict[str, dict[str, float | None]]:
-    tasks: dict[str, dict[str, float | None]] = {}
-    for value in values:
-        if value.task_id is not None and value.decider is not Decider.MEMRANK:
-            tasks.setdefault(value.task_id, {})[value.measure] = value.value
-    return tasks
+def _differing(mine: ByTask, theirs: ByTask) -> tuple[int, int]:
+    shared = mine.keys() & theirs.keys()
+    return sum(1 for task in shared if mine[task] != theirs[task]), len(shared)

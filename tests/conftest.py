@@ -58,15 +58,16 @@ def demo() -> memrank.Evaluation:
     return memrank.evaluation("demo")
 
 
-SHARED_DATA_VARIABLE = "MEMRANK_SHARED_DATA"
+SHARED_DATA_VARIABLE = "MEMRANK_DATA_DIR"
+"""The data dir `memrank run` reads, named the same here and in the README."""
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """The real benchmark material: shared/data beside the clone, or MEMRANK_SHARED_DATA.
+    """The real benchmark material: shared/data beside the clone, or MEMRANK_DATA_DIR.
 
     When it is missing the tests that need it skip, saying where they looked and what to set;
-    when MEMRANK_SHARED_DATA names a folder without it, or under CI (``CI`` set), they fail
+    when MEMRANK_DATA_DIR names a folder without it, or under CI (``CI`` set), they fail
     instead, so an acceptance check can never pass by not running.
     """
     given = os.environ.get(SHARED_DATA_VARIABLE)

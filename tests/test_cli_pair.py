@@ -17,11 +17,23 @@ def _saved(tmp_path: Path, system: str, evaluation: memrank.Evaluation) -> Path:
 def test_pair_prints_the_reading_of_two_saved_results(tmp_path: Path) -> None:
     demo = memrank.evaluation("demo")
     a, b = _saved(tmp_path, "word-overlap", demo), _saved(tmp_path, "no-context", demo)
-    outcome = CliRunner().invoke(main, ["pair", str(a), str(b)])
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(b), "--tasks"])
     assert outcome.exit_code == 0, outcome.output
     expected = memrank.paired(memrank.Result.load(a), memrank.Result.load(b))
     assert outcome.output == str(expected) + "\n"
     assert "exact cluster sign-flip test over 1 cluster(s): p = 1" in outcome.output
+
+
+def test_pair_prints_one_line_per_measure_by_default(tmp_path: Path) -> None:
+    demo = memrank.evaluation("demo")
+    a, b = _saved(tmp_path, "word-overlap", demo), _saved(tmp_path, "no-context", demo)
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(b)])
+    assert outcome.exit_code == 0, outcome.output
+    assert "  word-match       5    0.800    0.200   -0.600" in outcome.output
+    assert "flipped:" not in outcome.output and "3 flipped" not in outcome.output
+    values = CliRunner().invoke(main, ["pair", str(a), str(b), "--values"]).output
+    assert "exact cluster sign-flip test over 1 cluster(s): p = 1" in values
+    assert "flipped:" not in values and "3 flipped, 0 left out: --tasks lists them" in values
 
 
 def test_pair_refuses_two_evaluations_naming_both_files(tmp_path: Path) -> None:

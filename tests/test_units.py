@@ -121,3 +121,13 @@ def test_options_reach_only_a_retrieve_that_takes_them() -> None:
     assert not memrank.run(SpyMemory(), evaluation).failed  # a plain retrieve is never passed them
     memrank.run(Chooser(), evaluation)
     assert Chooser.seen == [("A. red", "B. blue")]
+
+
+def test_unit_count_is_the_number_of_units_under_every_clearing() -> None:
+    import memrank
+    from memrank.evaluation import Clearing
+
+    demo = memrank.evaluation("demo")
+    for clearing in Clearing:
+        made = demo.model_copy(update={"clearing": clearing})
+        assert made.unit_count() == len(list(made.units())), clearing

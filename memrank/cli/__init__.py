@@ -7,6 +7,7 @@ import click
 from memrank.cli.artifacts import attest_command, verify_command
 from memrank.cli.board import build_site_command
 from memrank.cli.catalog import catalog_command
+from memrank.cli.evals_check import check_evaluation_command
 from memrank.cli.keys import keys_group
 from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
 from memrank.cli.measure import measure_command
@@ -23,6 +24,7 @@ from memrank.cli.run import run_command
 from memrank.cli.runs import kill_command, runs_group, submit_command, watch_command
 from memrank.cli.targets import targets_group
 from memrank.cli.trust import trust_group
+from memrank.cli.view import view_command
 from memrank.cli.wire import check_command, serve_command
 
 __all__ = ["main"]
@@ -51,6 +53,7 @@ main.add_command(watch_command)
 main.add_command(runs_group)
 main.add_command(kill_command)
 main.add_command(evals_group)
+evals_group.add_command(check_evaluation_command)
 targets_group.add_command(targets_ls_command)
 targets_group.add_command(targets_show_command)
 main.add_command(review_command)
@@ -59,3 +62,4 @@ main.add_command(withdraw_command)
 main.add_command(supersede_command)
 main.add_command(measure_command)
 main.add_command(reproduce_command)
+main.add_command(view_command)

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memrank.errors import JudgeFailed, UsageError
-from memrank.evaluation import Evaluation
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
+    from memrank.evaluation import Evaluation
     from memrank.measure import Measure
 
 __all__ = [

@@ -83,6 +83,12 @@ def build_site_command(
         raise BoardConfigError(
             f"--docs {docs}: no such folder; give the folder of the Markdown pages"
         )
+    if not docs.is_dir():  # the default folder: built without it, but never without a word
+        click.echo(
+            f"warning: no {docs}/ folder here, so the board has no documentation pages; run "
+            "from the repository, or give --docs DIR",
+            err=True,
+        )
     if not check:
         check_writable(out, option="--out", folder=True)
     made = make(artifacts, templates, docs, NO_MEMO if no_cache else Memo.default())

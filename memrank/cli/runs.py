@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memrank.errors import UsageError
+from memrank.runs.states import RunState
 
 if TYPE_CHECKING:
     from memrank.runs.registry import RunRecord
@@ -53,19 +54,16 @@ def submit_command(
     The run is an ordinary `memrank run`, tracked in the run registry: follow it with
     `memrank watch ID`, list runs with `memrank runs ls`, stop it with `memrank kill ID`.
     """
-    from memrank._files import check_writable
-    from memrank._system_options import typed_options
-    from memrank.catalog import evaluation, system_factory
+    from memrank.catalog import evaluation
     from memrank.runs.submit import submit
-    from memrank.runs.tracked import Request
+    from memrank.runs.tracked import Request, check_request
 
-    # What can be refused now is refused now, not found later in a log nobody reads.
-    typed_options(system_name, options)
-    system_factory(system_name)
+    # What can be refused now is refused now, not found later in a log nobody reads: the very
+    # checks `memrank run` makes before it starts, and the evaluation's name and material.
+    request = Request(system_name, evaluation_name, options, concurrency, save_path, place)
+    check_request(request)
     evaluation(evaluation_name)
-    if save_path is not None:
-        check_writable(save_path, option="--save")
-    record = submit(Request(system_name, evaluation_name, options, concurrency, save_path, place))
+    record = submit(request)
     click.echo(f"run {record.id}  ({system_name} × {evaluation_name})")
     click.echo(f"track: memrank watch {record.id}")
 
@@ -94,7 +92,7 @@ def watch_command(run_id: str, interval: float) -> None:
         from memrank.result import Result
         from memrank.runs.summary import summary_text
 
-        click.echo(summary_text(Result.load(result_file)))
+        click.echo(summary_text(Result.load(result_file), record.headline_measure))
     elif record.error:
         click.echo(f"{record.state.value}: {record.error}", err=True)
     if record.state in (RunState.INTERRUPTED, RunState.KILLED, RunState.LOST):
@@ -111,36 +109,128 @@ def runs_group() -> None:
 
 
 @runs_group.command("ls")
-def ls_command() -> None:
-    """List runs, oldest first: id, target, evaluation, place, state, age, done %, headline."""
-    from memrank._clock import now_utc
-    from memrank.runs.registry import all_records, tasks_done
+@click.option(
+    "--state",
+    "states",
+    multiple=True,
+    type=click.Choice([state.value for state in RunState] + ["corrupt"]),
+    help="Only runs in this state (repeatable).",
+)
+@click.option("--system", "target", help="Only runs of this system.")
+@click.option("--evaluation", help="Only runs of this evaluation (as named, slice included).")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+def ls_command(
+    states: tuple[str, ...], target: str | None, evaluation: str | None, as_json: bool
+) -> None:
+    """List runs, oldest first: id, target, evaluation, place, state, age, done %, headline.
 
-    header = ("ID", "TARGET", "EVAL", "PLACE", "STATE", "AGE", "DONE", "SCORE")
-    rows = [header]
+    A run folder whose record cannot be read is listed as corrupt, with the reason.
+    """
+    from memrank._clock import now_utc
+    from memrank.runs.registry import Corrupt, listing, tasks_done
+
     now = now_utc()
-    for record in all_records():
-        score = "" if record.headline is None else f"{record.headline:.4f}"
+    rows: list[dict[str, Any]] = []
+    for record in listing():
+        if isinstance(record, Corrupt):
+            if (not states or "corrupt" in states) and target is None and evaluation is None:
+                rows.append({"id": record.id, "state": "corrupt", "error": record.reason})
+            continue
+        if states and record.state.value not in states:
+            continue
+        if target not in (None, record.target) or evaluation not in (None, record.evaluation):
+            continue
         rows.append(
+            {
+                "id": record.id,
+                "target": record.target,
+                "evaluation": record.evaluation,
+                "place": record.place,
+                "state": record.state.value,
+                "age": _age(now, record.created),
+                "done": tasks_done(record),
+                "tasks": record.tasks,
+                "headline": {"measure": record.headline_measure, "mean": record.headline},
+                "error": record.error,
+            }
+        )
+    if as_json:
+        import json
+
+        click.echo(json.dumps(rows, indent=2))
+        return
+    header = ("ID", "TARGET", "EVAL", "PLACE", "STATE", "AGE", "DONE", "SCORE")
+    table = [header]
+    for row in rows:
+        if row["state"] == "corrupt":
+            table.append((row["id"], "-", "-", "-", "corrupt", "-", "-", _cut(row["error"], 60)))
+            continue
+        mean = row["headline"]["mean"]
+        table.append(
             (
-                record.id,
-                record.target,
-                record.evaluation,
-                record.place,
-                record.state.value,
-                _age(now, record.created),
-                _done(record, tasks_done(record)),
-                score,
+                row["id"],
+                _cut(row["target"]),
+                _cut(row["evaluation"]),
+                row["place"],
+                row["state"],
+                row["age"],
+                _share(row["state"], row["done"], row["tasks"]),
+                "" if mean is None else f"{mean:.4f}",
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     right = {5, 6}  # age and done read best aligned on the right
-    for row in rows:
+    for line in table:
         cells = [
             cell.rjust(width) if i in right else cell.ljust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+            for i, (cell, width) in enumerate(zip(line, widths, strict=True))
         ]
         click.echo("  ".join(cells).rstrip())
+
+
+@runs_group.command("rm")
+@click.argument("run_ids", metavar="ID...", nargs=-1, required=True)
+def rm_command(run_ids: tuple[str, ...]) -> None:
+    """Delete runs from the registry: their records, journals, results and logs (a --save
+    copy elsewhere is kept). A running run is refused: `memrank kill` it first."""
+    from memrank.runs.registry import find, remove
+
+    records = [find(run_id) for run_id in run_ids]  # every id checked before any is removed
+    for record in records:
+        remove(record)
+        click.echo(f"removed {record.id}")
+
+
+@runs_group.command("prune")
+@click.option(
+    "--older-than",
+    metavar="AGE",
+    help="Only runs created longer ago than AGE: 30d, 12h, 45m.",
+)
+@click.option(
+    "--state",
+    "states",
+    multiple=True,
+    type=click.Choice([state.value for state in RunState if state is not RunState.RUNNING]),
+    help="Only runs in this state (repeatable; default: every state but running).",
+)
+@click.option("--dry-run", is_flag=True, help="List what would be removed; remove nothing.")
+def prune_command(older_than: str | None, states: tuple[str, ...], dry_run: bool) -> None:
+    """Delete the runs that match (never a running one), oldest first, each named."""
+    from memrank._clock import now_utc
+    from memrank.runs.registry import all_records, remove
+
+    if older_than is None and not states:
+        raise UsageError("runs prune: give --older-than AGE, --state STATE, or both")
+    cutoff = now_utc() - _duration(older_than) if older_than else None
+    for record in all_records():
+        if record.state is RunState.RUNNING or (states and record.state.value not in states):
+            continue
+        if cutoff is not None and record.created > cutoff:
+            continue
+        if not dry_run:
+            remove(record)
+        click.echo(f"{'would remove' if dry_run else 'removed'} {record.id}")
 
 
 @runs_group.command("show")
@@ -211,13 +301,32 @@ def kill_command(run_id: str) -> None:
 
 
 def _done(record: RunRecord, done: int) -> str:
-    from memrank.runs.registry import RunState
+    return _share(record.state.value, done, record.tasks)
 
-    if record.state is RunState.DONE:
+
+def _share(state: str, done: int, tasks: int | None) -> str:
+    if state == RunState.DONE.value:
         return "100%"
-    if not record.tasks:
+    if not tasks:
         return "-"
-    return f"{100 * done // record.tasks}%"
+    return f"{100 * done // tasks}%"
+
+
+_CELL = 32
+"""The widest a name is shown in a table; a longer one is cut, saying so with an ellipsis."""
+
+
+def _cut(text: str, width: int = _CELL) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _duration(text: str) -> timedelta:
+    """``30d``, ``12h``, ``45m`` as a timedelta; a one-line UsageError otherwise."""
+    units = {"d": "days", "h": "hours", "m": "minutes"}
+    number, unit = text[:-1], text[-1:]
+    if unit not in units or not number.isdigit():
+        raise UsageError(f"--older-than {text!r}: give a whole number and d, h or m, e.g. 30d")
+    return timedelta(**{units[unit]: int(number)})
 
 
 def _age(now: datetime, then: datetime) -> str:

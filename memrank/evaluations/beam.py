@@ -49,7 +49,10 @@ from memrank.measures import (
 )
 from memrank.system import Document
 
-__all__ = ["ABILITIES", "DIR_VARIABLE", "PINNED", "SLICES", "beam", "beam_folders"]
+__all__ = ["ABILITIES", "DIR_VARIABLE", "HEADLINE", "PINNED", "SLICES", "beam", "beam_folders"]
+
+HEADLINE = "evidence-recall@10"
+"""The headline value: evidence recall among the first 10."""
 
 _SOURCE = "https://raw.githubusercontent.com/mohammadtavakoli78/BEAM/b2a3ee8ba12d68f83143dda191097dc3e028ddd3/chats"
 
@@ -164,6 +167,7 @@ def _evaluation(files: list[BundleFile], tasks: list[Task], slice: str | None) -
         name="beam",
         version=f"beam@v1+{made.sha256[:8]}",
         tasks=chosen,
+        headline=HEADLINE,
         measures=(
             EvidenceRecall(),
             SessionRecall(),

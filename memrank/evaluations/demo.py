@@ -25,7 +25,10 @@ from memrank.evaluation import (
 from memrank.measures import DemoScore, WordMatch
 from memrank.system import Document
 
-__all__ = ["demo", "DEMO_DATA"]
+__all__ = ["DEMO_DATA", "HEADLINE", "demo"]
+
+HEADLINE = "word-match"
+"""The headline value: the span match the board's demo column reads."""
 
 DEMO_DATA = files("memrank.evaluations") / "data" / "demo.json"
 
@@ -60,6 +63,7 @@ def demo() -> Evaluation:
         name=data["name"],
         version=data["version"],
         tasks=tasks,
+        headline=HEADLINE,
         measures=(DemoScore(), WordMatch()),
         clearing=Clearing.PER_GROUP,
         dataset=DatasetBundle(

@@ -54,7 +54,10 @@ from memrank.measures import (
 from memrank.measures.at_budget import held_to
 from memrank.system import Document
 
-__all__ = ["CATEGORIES", "FILE_VARIABLE", "PIN", "SLICES", "locomo"]
+__all__ = ["CATEGORIES", "FILE_VARIABLE", "HEADLINE", "PIN", "SLICES", "locomo"]
+
+HEADLINE = "evidence-recall@500w"
+"""The headline value: evidence recall within the 500-word budget: the board's LoCoMo column."""
 
 PIN = Pin(
     evaluation="locomo",
@@ -109,6 +112,7 @@ def locomo(slice: str | None = None, path: str | Path | None = None) -> Evaluati
             name="locomo",
             version=VERSION,
             tasks=tasks,
+            headline=HEADLINE,
             measures=(
                 EvidenceRecall(),
                 SessionRecall(),

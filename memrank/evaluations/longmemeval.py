@@ -51,7 +51,18 @@ from memrank.measures import (
 )
 from memrank.system import Document
 
-__all__ = ["FILE_VARIABLE", "PIN", "SLICES", "TYPES", "longmemeval", "longmemeval_file"]
+__all__ = [
+    "FILE_VARIABLE",
+    "HEADLINE",
+    "PIN",
+    "SLICES",
+    "TYPES",
+    "longmemeval",
+    "longmemeval_file",
+]
+
+HEADLINE = "evidence-recall@10"
+"""The headline value: evidence recall among the first 10."""
 
 PIN = Pin(
     evaluation="longmemeval",
@@ -114,6 +125,7 @@ def _evaluation(material: Material, tasks: tuple[Task, ...], slice: str | None) 
         name="longmemeval",
         version=f"longmemeval@v1+{material.file.sha256[:8]}",
         tasks=tasks,
+        headline=HEADLINE,
         measures=(
             EvidenceRecall(),
             SessionRecall(),

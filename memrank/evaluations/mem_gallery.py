@@ -65,7 +65,18 @@ from memrank.system import (
     TextPart,
 )
 
-__all__ = ["DIR_VARIABLE", "IMAGES_VARIABLE", "MANIFEST", "SLICES", "TYPES", "mem_gallery"]
+__all__ = [
+    "DIR_VARIABLE",
+    "HEADLINE",
+    "IMAGES_VARIABLE",
+    "MANIFEST",
+    "SLICES",
+    "TYPES",
+    "mem_gallery",
+]
+
+HEADLINE = "evidence-recall@500w"
+"""The headline value: evidence recall within the 500-word budget: the board's Mem-Gallery column."""
 
 DIR_VARIABLE = "MEMRANK_MEM_GALLERY_DIR"
 IMAGES_VARIABLE = "MEMRANK_MEM_GALLERY_IMAGES"
@@ -154,6 +165,7 @@ def mem_gallery(
             name="mem-gallery",
             version=f"mem-gallery@v1+{made.sha256[:8]}",
             tasks=chosen,
+            headline=HEADLINE,
             measures=(
                 EvidenceRecall(),
                 SessionRecall(),

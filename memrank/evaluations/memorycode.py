@@ -53,7 +53,10 @@ from memrank.measures import (
 )
 from memrank.system import Document
 
-__all__ = ["DIR_VARIABLE", "LENGTHS", "MANIFEST", "SLICES", "memorycode"]
+__all__ = ["DIR_VARIABLE", "HEADLINE", "LENGTHS", "MANIFEST", "SLICES", "memorycode"]
+
+HEADLINE = "evidence-recall@10"
+"""The headline value: governing-session recall among the first 10: the board's MemoryCode column."""
 
 DIR_VARIABLE = "MEMRANK_MEMORYCODE_DIR"
 MANIFEST = Manifest(
@@ -131,6 +134,7 @@ def memorycode(slice: str | None = None, path: str | Path | None = None) -> Eval
         name="memorycode",
         version=f"memorycode@v1+{made.sha256[:8]}",
         tasks=chosen,
+        headline=HEADLINE,
         measures=(
             EvidenceRecall(),
             SessionRecall(),

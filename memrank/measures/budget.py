@@ -22,9 +22,15 @@ class RecalledWords(Measure):
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
         produced = []
+        counted: dict[int, int] = {}  # id() of a document the traces hold -> its words
         for trace in traces:
             documents = trace.recalled.documents if trace.recalled else ()
-            words = sum(len(d.text.split()) for d in documents)
+            words = 0
+            for d in documents:
+                count = counted.get(id(d))
+                if count is None:
+                    count = counted[id(d)] = len(d.text.split())
+                words += count
             produced.append(
                 Value(
                     measure=self.name,

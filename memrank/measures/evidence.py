@@ -95,10 +95,29 @@ def session_of(document: Document) -> str | None:
     return None if session is None else str(session)
 
 
-def first_ranks(turns: Sequence[EvidenceTurn], documents: Sequence[Document]) -> list[int | None]:
-    """For each evidence turn, the 1-based rank of the first document holding it, or None."""
-    texts = [normalised(d.text) for d in documents]
-    ids = [{recalled_doc_id(d), *(d.metadata or {}).get("doc_ids", ())} for d in documents]
+Read = dict[int, tuple[set[str], str]]
+"""id() of a document -> the ids it holds and its normalised text, for the documents of traces
+alive while it is used: a run recalls the same Document objects for many tasks."""
+
+
+def first_ranks(
+    turns: Sequence[EvidenceTurn], documents: Sequence[Document], read: Read | None = None
+) -> list[int | None]:
+    """For each evidence turn, the 1-based rank of the first document holding it, or None.
+
+    ``read`` keeps what each document was read as, so a document recalled for many tasks is
+    normalised once; it must not outlive the documents it names."""
+    read = {} if read is None else read
+    ids, texts = [], []
+    for d in documents:
+        known = read.get(id(d))
+        if known is None:
+            known = read[id(d)] = (
+                {recalled_doc_id(d), *(d.metadata or {}).get("doc_ids", ())},
+                normalised(d.text),
+            )
+        ids.append(known[0])
+        texts.append(known[1])
     ranks: list[int | None] = []
     for turn in turns:
         wanted = normalised(turn.text)
@@ -122,13 +141,14 @@ class _EvidenceMeasure(Measure):
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
         produced = []
+        read: Read = {}  # the traces hold every document it names until this returns
         for trace in traces:
             turns = evidence_of(trace.task)
             if not turns:
                 produced += self._undecided(trace, _no_evidence(trace.task))
                 continue
             documents = trace.recalled.documents if trace.recalled else ()
-            scored = self._scored(trace, turns, documents)
+            scored = self._scored(trace, turns, documents, first_ranks(turns, documents, read))
             if is_negative(trace.task):
                 produced += self._undecided(
                     trace,
@@ -141,9 +161,14 @@ class _EvidenceMeasure(Measure):
 
     @abstractmethod
     def _scored(
-        self, trace: Trace, turns: list[EvidenceTurn], documents: Sequence[Document]
+        self,
+        trace: Trace,
+        turns: list[EvidenceTurn],
+        documents: Sequence[Document],
+        ranks: list[int | None],
     ) -> list[Value]:
-        """The task's values under the headline names, from the documents recalled."""
+        """The task's values under the headline names, from the documents recalled (``ranks``:
+        each turn's first rank among them, as ``first_ranks`` gives it)."""
 
     def _headline(self) -> tuple[str, ...]:
         return tuple(n for n in self.names() if "-negative" not in n)
@@ -188,9 +213,12 @@ class EvidenceRecall(_EvidenceMeasure):
         return f"EvidenceRecall(budget={self.budget!r})" if self.budget else "EvidenceRecall()"
 
     def _scored(
-        self, trace: Trace, turns: list[EvidenceTurn], documents: Sequence[Document]
+        self,
+        trace: Trace,
+        turns: list[EvidenceTurn],
+        documents: Sequence[Document],
+        ranks: list[int | None],
     ) -> list[Value]:
-        ranks = first_ranks(turns, documents)
         produced = self._at_budget(trace, turns, ranks) if self.budget else []
         for k in KS:
             found = [turn.id for turn, rank in zip(turns, ranks, strict=True) if rank and rank <= k]
@@ -239,14 +267,17 @@ class SessionRecall(_EvidenceMeasure):
     )
 
     def _scored(
-        self, trace: Trace, turns: list[EvidenceTurn], documents: Sequence[Document]
+        self,
+        trace: Trace,
+        turns: list[EvidenceTurn],
+        documents: Sequence[Document],
+        turn_ranks: list[int | None],
     ) -> list[Value]:
         first: dict[str, int | None] = dict.fromkeys(turn.session for turn in turns)
         for rank, document in enumerate(documents, start=1):
             session = session_of(document)
             if session in first and first[session] is None:
                 first[session] = rank
-        turn_ranks = first_ranks(turns, documents)
         for turn, turn_rank in zip(turns, turn_ranks, strict=True):
             known = first[turn.session]
             if turn_rank is not None and (known is None or turn_rank < known):

@@ -30,7 +30,14 @@ from memrank._drive import UnitOutcome
 from memrank.errors import UsageError
 from memrank.trace import Trace
 
-__all__ = ["JOURNAL_SCHEMA", "Journal", "JournalContents", "read_journal", "trace_line"]
+__all__ = [
+    "JOURNAL_SCHEMA",
+    "Journal",
+    "JournalContents",
+    "kept_tasks",
+    "read_journal",
+    "trace_line",
+]
 
 JOURNAL_SCHEMA = "memrank.journal/v1"
 
@@ -91,6 +98,34 @@ def read_journal(path: Path) -> JournalContents:
     contents.pending = sum(len(t) for t in waiting.values())
     contents.good_bytes = offset
     return contents
+
+
+def kept_tasks(path: Path) -> int:
+    """How many tasks a resume keeps: those of the units the journal holds complete (what the
+    Ctrl-C message, ``runs ls`` and ``runs show`` all count). Reads the lines as plain JSON,
+    without validating traces; 0 for a journal that is not there."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return 0
+    waiting: dict[str, int] = {}
+    kept = 0
+    for line in raw.splitlines(keepends=True)[1:]:
+        if not line.endswith(b"\n"):
+            break
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            break
+        if "trace" in entry:
+            given = entry["trace"].get("given") or {}
+            unit = given.get("unit", "")
+            waiting[unit] = waiting.get(unit, 0) + 1
+        elif "begin" in entry:
+            waiting[entry["begin"]] = 0
+        elif "unit" in entry:
+            kept += waiting.pop(entry["unit"], 0)
+    return kept
 
 
 def _header(entry: Any, path: Path) -> JournalContents:

@@ -15,7 +15,7 @@ from memrank._drive import Observer, UnitOutcome
 from memrank.runs.watch import in_flight_part
 from memrank.trace import Trace
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "fitted"]
 
 _REDRAW_S = 0.1
 
@@ -42,11 +42,14 @@ class Progress:
 
     def done(self, unit: str) -> UnitOutcome | None:
         earlier = self.inner.done(unit) if self.inner is not None else None
-        if earlier is not None:
-            with self._lock:
+        with self._lock:
+            if earlier is not None:
                 self.kept += len(earlier.traces)
                 self.tasks_done += len(earlier.traces)
                 self.units_done += 1
+            elif self.live:  # a unit's documents can take a while to be told: say so at once
+                self.stream.write("\r" + fitted(f"{self.line()}  unit {unit}: starting") + "\033[K")
+                self.stream.flush()
         return earlier
 
     def task_finished(self, trace: Trace) -> None:
@@ -64,7 +67,7 @@ class Progress:
             now = time.monotonic()
             if now - self._drawn >= _REDRAW_S:
                 self._drawn = now
-                self.stream.write("\r" + self.line() + "\033[K")
+                self.stream.write("\r" + fitted(self.line()) + "\033[K")
                 self.stream.flush()
 
     def unit_finished(self, unit: str, outcome: UnitOutcome) -> None:
@@ -72,7 +75,9 @@ class Progress:
             self.inner.unit_finished(unit, outcome)
         with self._lock:
             self.units_done += 1
-            self.stream.write(("\r" + self.line() + "\033[K") if self.live else self.line() + "\n")
+            self.stream.write(
+                ("\r" + fitted(self.line()) + "\033[K") if self.live else self.line() + "\n"
+            )
             self.stream.flush()
 
     def finish(self) -> None:
@@ -95,6 +100,15 @@ class Progress:
             f"{self.label}  {self.tasks_done}/{self.total_tasks} tasks ({share}%)  "
             f"{self.units_done}/{self.total_units} units  {rate:.1f} tasks/s  ETA {_clock_or(left, eta)}"
         ) + (f"  {waiting}" if waiting else "")
+
+
+def fitted(line: str) -> str:
+    """``line`` cut to the terminal's width: a redrawn line that wraps cannot be redrawn, and
+    leaves a stale row behind at every redraw."""
+    import shutil
+
+    width = shutil.get_terminal_size(fallback=(80, 24)).columns
+    return line if len(line) < width else line[: max(width - 2, 1)] + "…"
 
 
 def _clock(seconds: float) -> str:

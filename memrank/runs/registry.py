@@ -8,8 +8,8 @@ is ``$XDG_DATA_HOME/memrank`` or ``~/.local/share/memrank``.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
@@ -18,9 +18,13 @@ from memrank._clock import now_utc
 from memrank._files import write_atomic
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import UsageError
+from memrank.runs.states import RunState
 
 __all__ = [
     "HOME_VARIABLE",
+    "Corrupt",
+    "listing",
+    "remove",
     "RunRecord",
     "RunState",
     "all_records",
@@ -38,22 +42,6 @@ HOME_VARIABLE = "MEMRANK_HOME"
 RECORD, JOURNAL, RESULT, LOG, PID = "record.json", "journal.jsonl", "result.json", "log.txt", "pid"
 
 
-class RunState(StrEnum):
-    """Where a run is in its life."""
-
-    RUNNING = "running"
-    DONE = "done"
-    """Finished and saved (refused runs and runs with failed tasks too; see exit_code)."""
-    FAILED = "failed"
-    """Stopped by an error before a result was made."""
-    INTERRUPTED = "interrupted"
-    """Stopped by Ctrl-C; its journal resumes it."""
-    KILLED = "killed"
-    """Stopped by ``memrank kill``; its journal resumes it."""
-    LOST = "lost"
-    """Recorded as running, but its process is gone (killed hard, or the machine stopped)."""
-
-
 class RunRecord(BaseModel):
     """What the registry knows about one run."""
 
@@ -66,6 +54,9 @@ class RunRecord(BaseModel):
     """The evaluation as named on the command line, slice included (``locomo:smoke``)."""
     options: tuple[str, ...] = ()
     """The ``--option KEY=VALUE`` texts, as given."""
+    arguments: tuple[str, ...] = ()
+    """Every option given to ``memrank run`` (``--save``, ``--limit``, judge options ...), as
+    command-line words: what the resume command repeats and a resume falls back on."""
     shard: str | None = None
     """``I/N`` when only that shard of the evaluation runs (``--shard``)."""
     place: str = "local"
@@ -79,8 +70,9 @@ class RunRecord(BaseModel):
     tasks: int | None = None
     """How many tasks the evaluation has, once it is known."""
     headline: float | None = None
-    """The mean of the evaluation's first measure, once finished."""
+    """The mean of the evaluation's headline value, once finished."""
     headline_measure: str | None = None
+    """The evaluation's headline value name (the one its board column reads)."""
     saved: str | None = None
     """Where ``--save`` also wrote the result."""
     error: str | None = None
@@ -142,6 +134,39 @@ def find(run_id: str) -> RunRecord:
     raise UsageError(f"no run {run_id!r} in {runs_dir()}; `memrank runs ls` lists them")
 
 
+@dataclass(frozen=True)
+class Corrupt:
+    """A run folder whose record cannot be read: listed, never skipped without a word."""
+
+    id: str
+    reason: str
+
+
+def listing() -> list[RunRecord | Corrupt]:
+    """Every run folder, oldest first: its record, or why it cannot be read."""
+    found: list[RunRecord | Corrupt] = []
+    for run_id in _ids():
+        try:
+            found.append(_observed(RunRecord.model_validate_json(_record_bytes(run_id))))
+        except (OSError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            found.append(Corrupt(run_id, f"record.json unreadable: {first}"))
+    return found
+
+
+def _record_bytes(run_id: str) -> bytes:
+    return (run_folder(run_id) / RECORD).read_bytes()
+
+
+def remove(record: RunRecord) -> None:
+    """Delete a stopped or finished run's folder; a running one is refused."""
+    import shutil
+
+    if record.state is RunState.RUNNING:
+        raise UsageError(f"run {record.id} is running; `memrank kill {record.id}` it first")
+    shutil.rmtree(run_folder(record.id))
+
+
 def all_records() -> list[RunRecord]:
     """Every run, oldest first; unreadable folders are skipped."""
     records = []
@@ -171,12 +196,13 @@ def process_of(record: RunRecord) -> int | None:
 
 
 def tasks_done(record: RunRecord) -> int:
-    """Tasks whose traces the journal holds (a unit begun again counts once more)."""
-    try:
-        raw = (run_folder(record.id) / JOURNAL).read_bytes()
-    except OSError:
-        return 0
-    return min(raw.count(b'\n{"trace":'), record.tasks or 0)
+    """Tasks done: all of them for a finished run, else those a resume keeps (the tasks of
+    the units its journal holds complete)."""
+    if record.state is RunState.DONE:
+        return record.tasks or 0
+    from memrank.runs.journal import kept_tasks
+
+    return kept_tasks(run_folder(record.id) / JOURNAL)
 
 
 def _observed(record: RunRecord) -> RunRecord:

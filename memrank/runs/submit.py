@@ -35,25 +35,29 @@ _GRACE_S = 10.0
 
 def submit(request: Request) -> RunRecord:
     """Record the run, start it in the background, and return its record at once."""
+    arguments = []
+    if request.concurrency != Request.concurrency:  # the default goes without saying
+        arguments += ["--concurrency", str(request.concurrency)]
+    for option in request.options:
+        arguments += ["--option", option]
+    if request.save is not None:
+        arguments += ["--save", str(request.save.absolute())]
+    if request.place is not None:
+        arguments += ["--on", request.place]
     record = save_record(
         RunRecord(
             id=new_run_id(request.evaluation),
             target=request.target,
             evaluation=request.evaluation,
             options=request.options,
+            arguments=tuple(arguments),
             place=request.place or "local",
             created=now_utc(),
         )
     )
     folder = run_folder(record.id)
     command = [sys.executable, "-m", "memrank", "run", request.target, request.evaluation]
-    command += ["--run-id", record.id, "--progress", "--concurrency", str(request.concurrency)]
-    for option in request.options:
-        command += ["--option", option]
-    if request.save is not None:
-        command += ["--save", str(request.save.absolute())]
-    if request.place is not None:
-        command += ["--on", request.place]
+    command += ["--run-id", record.id, "--progress", *arguments]
     with (folder / LOG).open("ab") as log:
         process = subprocess.Popen(
             command,

@@ -41,23 +41,45 @@ def measure_rows(result: Result) -> list[dict[str, Any]]:
     return out
 
 
-def headline(result: Result) -> tuple[str | None, float | None]:
-    """The evaluation's first measure and its mean: the number `memrank runs ls` shows."""
+def headline(result: Result, declared: str | None = None) -> tuple[str | None, float | None]:
+    """The evaluation's headline value name and its mean: the number every summary shows.
+
+    ``declared`` is the evaluation's ``headline`` when the caller holds the evaluation; else a
+    shipped evaluation's declared headline is looked up by name, and any other evaluation's is
+    the first value name of its first measure.
+    """
+    return _headline(result, declared, measure_rows(result))
+
+
+def _headline(
+    result: Result, declared: str | None, rows: list[dict[str, Any]]
+) -> tuple[str | None, float | None]:
     if result.refusal is not None or not result.evaluation.measures:
         return None, None
-    first = result.evaluation.measures[0]
-    for row in measure_rows(result):
-        if row["measure"] == first or row["measure"].startswith(first + "."):
-            return row["measure"], row["mean"]
-    return first, None
+    from memrank.catalog import headline_of
+
+    wanted = declared or headline_of(result.evaluation.name)
+    if wanted is None:
+        first = result.evaluation.measures[0]
+        found = next(
+            (r for r in rows if r["measure"] == first or _under(r["measure"], first)), None
+        )
+        return (found["measure"], found["mean"]) if found else (first, None)
+    found = next((r for r in rows if r["measure"] == wanted), None)
+    return wanted, found["mean"] if found else None
 
 
-def summary_text(result: Result) -> str:
+def _under(name: str, measure: str) -> bool:
+    return name.startswith((measure + "@", measure + "."))
+
+
+def summary_text(result: Result, declared: str | None = None) -> str:
     """The one-screen layout: the result's header lines, then one line per measure name."""
     system, evaluation = result.system, result.evaluation
     lines = [
         f"system:     {system.name} ({system.kind}), version {system.version or 'not stated'}",
-        f"evaluation: {evaluation.name} at {evaluation.version}, {evaluation.task_count} task(s)",
+        f"evaluation: {evaluation.name} at {evaluation.version}, {evaluation.task_count} task(s), "
+        f"cleared {evaluation.clearing.value}",
     ]
     if evaluation.slice:
         lines.append(f"slice:      {evaluation.slice} -- a slice is not a measurement")
@@ -65,23 +87,34 @@ def summary_text(result: Result) -> str:
         lines.append(f"refused:    {result.refusal}")
         return "\n".join(lines)
     rows = measure_rows(result)
+    measure, mean = _headline(result, declared, rows)
+    if measure is not None:
+        lines.append(f"headline:   {measure} {_number(mean)}")
     width = max([len("measure"), *(len(row["measure"]) for row in rows)])
     lines.append("")
     lines.append(f"  {'measure':<{width}} {'mean':>9} {'n':>6} {'undecided':>9}  decider  scope")
     for row in rows:
-        mean = "None" if row["mean"] is None else f"{row['mean']:.3f}"
         lines.append(
-            f"  {row['measure']:<{width}} {mean:>9} {row['n']:>6} {row['undecided']:>9}  "
+            f"  {row['measure']:<{width}} {_number(row['mean']):>9} {row['n']:>6} {row['undecided']:>9}  "
             f"{row['decider']:<7}  {row['scope']}"
         )
+    # a whole-run value that could not be decided says why here (a run not judged, and the reason)
+    lines += [
+        f"  {v.measure}: {v.why}" for v in result.values if v.task_id is None and v.value is None
+    ]
     lines.append("")
     lines.append(f"traces:     {len(result.traces)} recorded, {len(result.failed)} with errors")
     return "\n".join(lines)
 
 
-def summary_json(result: Result) -> dict[str, Any]:
+def _number(mean: float | None) -> str:
+    return "None" if mean is None else f"{mean:.3f}"
+
+
+def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
     """What ``--json`` prints for a run: the records, failures and the per-measure rows."""
-    measure, mean = headline(result)
+    rows = measure_rows(result)
+    measure, mean = _headline(result, declared, rows)
     return {
         "system": result.system.name,
         "kind": result.system.kind,
@@ -93,7 +126,7 @@ def summary_json(result: Result) -> dict[str, Any]:
         "traces": len(result.traces),
         "failed": len(result.failed),
         "headline": {"measure": measure, "mean": mean},
-        "measures": measure_rows(result),
+        "measures": rows,
         "started": result.started.isoformat(),
         "finished": result.finished.isoformat(),
     }

@@ -76,14 +76,17 @@ def test_run_takes_system_options_and_concurrency(served_word_overlap: str) -> N
         env={"AML_BASE_URL": ""},
     )
     assert outcome.exit_code == 0, outcome.output
-    assert "failure-rate           0.000" in outcome.output
+    assert (
+        "failure-rate" in outcome.output
+        and "0.000      1         0  memrank  run" in outcome.output
+    )
 
 
 @pytest.mark.parametrize(
     "arguments,message",
     [
         (["--option", "base_url"], "is not KEY=VALUE"),
-        (["--option", "colour=red"], "'aml' does not take those options"),
+        (["--option", "colour=red"], "--option colour=red: aml takes no option 'colour'"),
         (["--concurrency", "0"], "0 is not in the range x>=1"),
     ],
 )

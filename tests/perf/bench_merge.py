@@ -3,7 +3,7 @@
 bm25 runs full LoCoMo as 10 shards (in this process), each saved; then, best of several
 interleaved rounds: loading the 10 result files alone, and `memrank merge`'s work (loading the
 10 files, the checks, and every measure applied again to the merged traces). Target: the merge
-takes at most 2x loading. Needs the LoCoMo file: MEMRANK_LOCOMO_FILE (or MEMRANK_SHARED_DATA).
+takes at most 2x loading. Needs the LoCoMo file: MEMRANK_LOCOMO_FILE (or MEMRANK_DATA_DIR).
 Run: uv run python tests/perf/bench_merge.py
 """
 
@@ -30,7 +30,7 @@ ROUNDS = 5
 def main() -> None:
     if "MEMRANK_LOCOMO_FILE" not in os.environ:
         shared = Path(
-            os.environ.get("MEMRANK_SHARED_DATA", Path(__file__).parents[3] / "shared" / "data")
+            os.environ.get("MEMRANK_DATA_DIR", Path(__file__).parents[3] / "shared" / "data")
         )
         os.environ["MEMRANK_LOCOMO_FILE"] = str(shared / "locomo" / "locomo10.json")
     whole = memrank.evaluation("locomo")

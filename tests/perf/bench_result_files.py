@@ -9,7 +9,7 @@ every copy of a document dumped and digested on save), best of several rounds:
 - saving one result: writing each distinct document once.
 
 Both paths must give the same Result and the same bytes. The material is read as the tests
-read it: MEMRANK_SHARED_DATA, else shared/data beside the repository.
+read it: MEMRANK_DATA_DIR, else shared/data beside the repository.
 Run: uv run python tests/perf/bench_result_files.py [rounds]
 """
 
@@ -30,7 +30,7 @@ from tests.perf._timing import seconds
 
 
 def material() -> Path:
-    given = os.environ.get("MEMRANK_SHARED_DATA")
+    given = os.environ.get("MEMRANK_DATA_DIR")
     root = Path(given) if given else Path(__file__).resolve().parents[2].parent / "shared" / "data"
     return root / "locomo"
 

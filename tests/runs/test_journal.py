@@ -80,6 +80,38 @@ def test_the_progress_line_counts_tasks_units_rate_and_time_left() -> None:
 def test_progress_is_silent_off_a_terminal_unless_asked() -> None:
     quiet = memrank_cli("run", "word-overlap", "demo")
     assert quiet.returncode == 0
-    assert re.fullmatch(r"run:        \S+\n", quiet.stderr), quiet.stderr
+    assert "tasks (" not in quiet.stderr and " units  " not in quiet.stderr, quiet.stderr
+    assert quiet.stderr.startswith("run:        "), quiet.stderr  # the id first, at once
     asked = memrank_cli("run", "word-overlap", "demo", "--progress")
     assert "5/5 tasks (100%)  1/1 units" in asked.stderr
+
+
+def test_a_redrawn_progress_line_is_cut_to_the_terminal_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from memrank._drive import UnitOutcome
+    from memrank.runs.progress import Progress
+
+    monkeypatch.setenv("COLUMNS", "40")
+    stream = io.StringIO()
+    progress = Progress(stream, tasks=1986, units=10, label="hybrid × locomo", live=True)
+    progress.unit_finished("conv-26", UnitOutcome([], None, None))
+    drawn = stream.getvalue().removeprefix("\r").removesuffix("\033[K")
+    assert len(drawn) < 40 and drawn.endswith("…") and drawn.startswith("hybrid × locomo  0/1986")
+
+
+def test_a_live_progress_line_says_a_unit_is_starting_before_its_first_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    monkeypatch.setenv("COLUMNS", "200")
+    from memrank.runs.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress(stream, tasks=1986, units=10, label="hybrid × locomo", live=True)
+    assert progress.done("conv-26") is None
+    assert "0/1986 tasks (0%)  0/10 units" in stream.getvalue()
+    assert "unit conv-26: starting" in stream.getvalue()

@@ -44,7 +44,7 @@ def test_submit_watch_ls_show(home: Path, tmp_path: Path) -> None:
     assert fields["state"] == "done" and fields["exit code"] == "0"
     assert fields["place"] == "local" and fields["saved"] == str(saved)
     assert fields["result"] == str(home / "runs" / run_id / "result.json")
-    assert fields["headline"] == "demo-score 0.8000"
+    assert fields["headline"] == "word-match 0.8000"  # the demo's board column
     assert saved.is_file()
     again = memrank_here("runs", "show", run_id, "--result")
     assert again.stdout.endswith(str(Result.load(saved)) + "\n")

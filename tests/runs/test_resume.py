@@ -12,7 +12,7 @@ import pytest
 
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
-from tests.runs.conftest import memrank_cli, memrank_process, slow
+from tests.runs.conftest import memrank_cli, memrank_here, memrank_process, slow
 
 
 def _measured(result: Result) -> list[tuple[str, str | None, float | None]]:
@@ -74,7 +74,7 @@ def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
     assert code == 130, stderr
     [record] = all_records()
     assert record.state is RunState.INTERRUPTED
-    assert f"resume with: memrank run bm25 locomo --resume {record.id}" in stderr
+    assert f"resume with: memrank run bm25 locomo --save {saved} --resume {record.id}" in stderr
     assert re.search(r"kept \d+ of 1986 task\(s\) in its journal", stderr), stderr
     assert "Traceback" not in stderr
 
@@ -86,6 +86,32 @@ def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
     assert result.clearing == uninterrupted.clearing
     [record] = all_records()
     assert record.state is RunState.DONE and record.exit_code == 0
+
+
+def test_sigterm_stops_like_ctrl_c_and_the_resume_keeps_save(
+    home: Path, locomo_file: Path, tmp_path: Path, uninterrupted: Result
+) -> None:
+    """What CI cancellation and `docker stop` send: the journal kept, the record stopped, the
+    resume command printed; resumed without repeating --save, the result lands at --save."""
+    saved = tmp_path / "resumed.json"
+    code, stderr = _stop_part_way(home, signal.SIGTERM, saved)
+    assert code == 143, stderr
+    [record] = all_records()
+    assert record.state is RunState.INTERRUPTED and record.exit_code == 143
+    assert f"resume with: memrank run bm25 locomo --save {saved} --resume {record.id}" in stderr
+    kept = re.search(r"SIGTERM: run \S+ kept (\d+) of 1986 task\(s\)", stderr)
+    assert kept, stderr
+    assert "Traceback" not in stderr
+    shown = memrank_here("runs", "show", record.id).stdout  # one count of what was kept
+    assert f"done:       {kept[1]} of 1986 task(s)" in shown
+
+    resumed = memrank_cli("run", "bm25", "locomo", "--resume", record.id)
+    assert resumed.returncode == 0, resumed.stderr
+    result = Result.load(saved)
+    assert _measured(result) == _measured(uninterrupted)
+    assert _recalled(result) == _recalled(uninterrupted)
+    [record] = all_records()
+    assert record.state is RunState.DONE and record.saved == str(saved)
 
 
 @slow

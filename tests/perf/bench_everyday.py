@@ -1,0 +1,159 @@
+"""Benchmark: the everyday loop against its floors, measured side by side in one run.
+
+- ``help``: `memrank --help`, a fresh process; target at most 100 ms (median wall clock).
+  `python -c pass` and `python -c "import click"` are printed beside it.
+- ``pair``: `memrank pair A B` of two full-LoCoMo results (bm25, word-overlap) against the
+  floor of a python process that only reads both files with orjson; target at most 2x.
+- ``run``: `memrank run bm25 locomo` end to end against a bare loop in a python process doing
+  the same data load, ingest and retrieval (memrank.evaluation, then prepare, ingest and
+  retrieve for every unit, nothing recorded); target at most 2x.
+
+Each is timed as whole processes in CPU seconds (user + system, of the children: steadier
+than wall clock on a shared machine), interleaved, median of the rounds; the help target is
+wall clock, as a user feels it. Bytecode is written and warmed first, as an installed memrank
+has it. The material is read as the tests read it: MEMRANK_DATA_DIR, else shared/data beside
+the repository. Run: uv run python tests/perf/bench_everyday.py [help|pair|run|all] [rounds]
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+MEMRANK = [sys.executable, "-m", "memrank"]
+BARE_LOOP = """
+import sys
+import memrank
+from memrank.catalog import evaluation, system
+
+made, evaluation_ = system("bm25"), evaluation("locomo")
+for unit in evaluation_.units():
+    made.prepare(unit.name)
+    made.ingest(list(unit.documents))
+    for task in unit.tasks:
+        made.retrieve(task.prompt, evaluation_.k, unit.name, query_timestamp=task.asked_at)
+    made.cleanup()
+"""
+FLOOR_PAIR = "import orjson, sys\nfor p in sys.argv[1:]:\n    orjson.loads(open(p, 'rb').read())"
+
+
+def data_dir() -> str:
+    given = os.environ.get("MEMRANK_DATA_DIR")
+    return given or str(Path(__file__).resolve().parents[2].parent / "shared" / "data")
+
+
+def environment(home: Path) -> dict[str, str]:
+    made = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**made, "MEMRANK_DATA_DIR": data_dir(), "MEMRANK_HOME": str(home)}
+
+
+def timed(command: Sequence[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def side_by_side(
+    commands: dict[str, Sequence[str]], env: dict[str, str], rounds: int
+) -> dict[str, tuple[float, float]]:
+    """Median (wall, cpu) of each command, the commands interleaved round by round."""
+    for command in commands.values():
+        timed(command, env)  # bytecode written, files cached
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            samples[name].append(timed(command, env))
+    return {
+        name: (statistics.median(w for w, _ in got), statistics.median(c for _, c in got))
+        for name, got in samples.items()
+    }
+
+
+def bench_help(folder: Path, rounds: int) -> None:
+    env = environment(folder / "home")
+    found = side_by_side(
+        {
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "python -c 'import click'": [sys.executable, "-c", "import click"],
+            "memrank --help": [*MEMRANK, "--help"],
+        },
+        env,
+        rounds,
+    )
+    for name, (wall, cpu) in found.items():
+        print(f"{name:<26} median {wall * 1000:6.1f} ms wall, {cpu * 1000:6.1f} ms cpu")
+    print(f"memrank --help: {found['memrank --help'][0] * 1000:.0f} ms (target <= 100 ms)")
+
+
+def bench_pair(folder: Path, rounds: int) -> None:
+    env = environment(folder / "home")
+    results = []
+    for name in ("bm25", "word-overlap"):
+        path = folder / f"{name}.json"
+        subprocess.run(
+            [*MEMRANK, "run", name, "locomo", "--save", str(path)],
+            check=True,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        results.append(str(path))
+    found = side_by_side(
+        {
+            "floor (python + orjson)": [sys.executable, "-c", FLOOR_PAIR, *results],
+            "memrank pair": [*MEMRANK, "pair", *results],
+        },
+        env,
+        rounds,
+    )
+    _ratio(found, "memrank pair", "floor (python + orjson)")
+
+
+def bench_run(folder: Path, rounds: int) -> None:
+    env = environment(folder / "home")
+    found = side_by_side(
+        {
+            "bare loop": [sys.executable, "-c", BARE_LOOP],
+            "memrank run bm25 locomo": [*MEMRANK, "run", "bm25", "locomo"],
+        },
+        env,
+        rounds,
+    )
+    _ratio(found, "memrank run bm25 locomo", "bare loop")
+
+
+def _ratio(found: dict[str, tuple[float, float]], ours: str, floor: str) -> None:
+    for name, (wall, cpu) in found.items():
+        print(f"{name:<26} median {cpu:6.2f} cpu-s, {wall:6.2f} s wall")
+    print(f"{ours} / {floor} = {found[ours][1] / found[floor][1]:.2f}x cpu (target <= 2x)")
+
+
+BENCHES: dict[str, Callable[[Path, int], None]] = {
+    "help": bench_help,
+    "pair": bench_pair,
+    "run": bench_run,
+}
+
+
+def main(which: str, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        for name, bench in BENCHES.items():
+            if which in (name, "all"):
+                print(f"-- {name}")
+                bench(Path(folder), rounds)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "all", int(sys.argv[2]) if len(sys.argv) > 2 else 5)

@@ -1,0 +1,69 @@
+"""Registry housekeeping: runs ls filters and --json, a corrupt record listed as corrupt, long
+names cut in the table, runs rm and runs prune."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+
+from memrank._clock import now_utc
+from memrank.runs.registry import RunRecord, RunState, all_records, run_folder, save_record
+from tests.runs.conftest import memrank_here
+
+
+def _record(name: str, state: RunState, *, days_old: int = 0, target: str = "bm25") -> RunRecord:
+    return save_record(
+        RunRecord(
+            id=f"2026010{days_old}-000000__{name}__000000",
+            target=target,
+            evaluation=name,
+            state=state,
+            created=now_utc() - timedelta(days=days_old),
+        )
+    )
+
+
+def test_ls_filters_prints_json_lists_corrupt_records_and_cuts_long_names(home: Path) -> None:
+    _record("demo", RunState.DONE)
+    _record("locomo", RunState.INTERRUPTED, target="x" * 100_000)
+    broken = run_folder("20260103-000000__demo__badbad")
+    broken.mkdir(parents=True)
+    (broken / "record.json").write_text("{not json")
+
+    table = memrank_here("runs", "ls")
+    assert table.returncode == 0
+    assert max(len(line) for line in table.stdout.splitlines()) < 200
+    assert "x" * 31 + "…" in table.stdout
+    assert "20260103-000000__demo__badbad" in table.stdout and "corrupt" in table.stdout
+
+    done = json.loads(memrank_here("runs", "ls", "--state", "done", "--json").stdout)
+    assert [r["evaluation"] for r in done] == ["demo"]
+    assert done[0]["headline"] == {"measure": None, "mean": None}
+    by_system = json.loads(memrank_here("runs", "ls", "--system", "bm25", "--json").stdout)
+    assert [r["evaluation"] for r in by_system] == ["demo"]
+    corrupt = json.loads(memrank_here("runs", "ls", "--state", "corrupt", "--json").stdout)
+    assert [r["id"] for r in corrupt] == ["20260103-000000__demo__badbad"]
+
+
+def test_rm_and_prune_remove_what_they_name_and_never_a_running_run(home: Path) -> None:
+    old = _record("demo", RunState.DONE, days_old=9)
+    stopped = _record("locomo", RunState.INTERRUPTED, days_old=8)
+    young = _record("beam", RunState.DONE)
+    running = _record("memorycode", RunState.RUNNING, days_old=7)
+
+    dry = memrank_here("runs", "prune", "--older-than", "2d", "--dry-run")
+    assert dry.stdout.splitlines() == [f"would remove {stopped.id}", f"would remove {old.id}"]
+    assert len(all_records()) == 4
+
+    pruned = memrank_here("runs", "prune", "--older-than", "2d", "--state", "done")
+    assert pruned.stdout.strip() == f"removed {old.id}"
+    assert not run_folder(old.id).exists()
+
+    refused = memrank_here("runs", "rm", running.id)
+    assert refused.returncode == 2 and "kill" in refused.stderr
+    removed = memrank_here("runs", "rm", stopped.id, young.id)
+    assert removed.returncode == 0, removed.stderr
+    assert [r.id for r in all_records()] == [running.id]
+    assert memrank_here("runs", "prune").returncode == 2
+    assert memrank_here("runs", "prune", "--older-than", "soon").returncode == 2
