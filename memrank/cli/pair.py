@@ -55,6 +55,8 @@ def _side(text: str, artifacts: Path) -> Result:
     path = Path(text)
     if path.is_file() and path.parent.name == "scores":  # artifacts/scores/<sha256>.json
         return signed_result(envelope_naming(path, path.parent.parent))
-    if path.is_file() and path.parent.name != "runs":
+    if path.is_file() and path.parent.name == "runs":  # an envelope
+        return signed_result(path)
+    if path.is_file() or path.suffix or len(path.parts) > 1:  # a file, or meant as one
         return Result.load(path)
     return signed_result(locate(text, artifacts, what="A run"))
