@@ -233,7 +233,7 @@ def statement_of(
     )
     return Statement(
         type_=STATEMENT_TYPE,
-        subject=tuple(  # type: ignore[arg-type]  # three, as the field says
+        subject=tuple(
             Subject(name=path_of(digest), digest=Digest(sha256=digest)) for path_of, digest in named
         ),
         predicateType=PREDICATE_TYPE,

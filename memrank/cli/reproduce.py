@@ -81,7 +81,8 @@ def reproduce_command(
     """
     import sys
 
-    from memrank.runs.reproduce import locate, repository_of, reproduce
+    from memrank.artifacts import locate
+    from memrank.runs.reproduce import repository_of, reproduce
 
     envelope = locate(target, directory)
     done = reproduce(

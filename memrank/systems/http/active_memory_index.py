@@ -9,7 +9,7 @@ run records what answered (docs/publishing.md has the recipe that starts the ser
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from memrank.systems.http.aml import AmlMemory
 
@@ -24,8 +24,8 @@ TORCH = "2.13.0+cpu"
 class ActiveMemoryIndex(AmlMemory):
     """ActiveMemoryIndex, started by the recipe, reached over the Add/Search contract."""
 
-    name: ClassVar[str | None] = "active-memory-index"
-    version: ClassVar[str | None] = COMMIT
+    name = "active-memory-index"
+    version = COMMIT
 
     def __init__(self, base_url: str | None = None, *, auth: str = "none", **options: Any) -> None:
         super().__init__(base_url, auth=auth, **options)
