@@ -18,7 +18,7 @@ import sys
 import orjson
 
 import memrank
-from memrank.artifacts import read_scores, scores_of
+from memrank.artifacts import read_scores, run_files, scores_of
 from tests.perf._timing import seconds
 
 TARGET_BYTES = 300_000
@@ -27,7 +27,7 @@ TARGET_BYTES = 300_000
 def main(system_name: str = "bm25") -> None:
     evaluation = memrank.evaluation("locomo")
     result = memrank.run(memrank.system(system_name), evaluation)
-    raw = result.to_bytes()
+    raw = run_files(result.to_bytes()).result  # the published result file
     scores = scores_of(raw)
     print(
         f"{system_name} on full LoCoMo: result file {len(raw):,} B, scores file {len(scores):,} B"
@@ -49,7 +49,7 @@ def main(system_name: str = "bm25") -> None:
         ids = {t.task.id for t in tasks}
         values = [v for v in result.values if v.task_id is None or v.task_id in ids]
         part = result.model_copy(update={"traces": tuple(tasks), "values": tuple(values)})
-        sizes.append((len(ids), len(scores_of(part.to_bytes()))))
+        sizes.append((len(ids), len(run_files(part.to_bytes()).scores)))
     for (n0, s0), (n1, s1) in zip(sizes, sizes[1:], strict=False):
         exponent = math.log(s1 / s0) / math.log(n1 / n0)
         print(f"  growth {n0} -> {n1} tasks: {s0:,} -> {s1:,} B, exponent {exponent:.2f}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from memrank.artifacts._scores import scores_of
+from memrank.artifacts import run_files
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
 from memrank.systems import WordOverlap
@@ -57,7 +57,7 @@ def test_locomo_smoke_json_headline_is_the_scores_files_budget_recall_mean(
     outcome = memrank_here("run", "bm25", "locomo:smoke", "--save", str(saved), "--json")
     assert outcome.returncode == 0, outcome.stderr
     shown = json.loads(outcome.stdout)
-    scores = orjson.loads(scores_of(saved.read_bytes()))
+    scores = orjson.loads(run_files(saved.read_bytes()).scores)
     decided = [v for v in scores["measures"]["evidence-recall@500w"]["values"] if v is not None]
     assert shown["headline"]["measure"] == "evidence-recall@500w"
     assert shown["headline"]["mean"] == pytest.approx(sum(decided) / len(decided))
