@@ -64,6 +64,13 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   ├── ResultStoreError                  the results store failed to answer (--deep)
     │   ├── SubjectDigestMismatch             the result file's sha256 is not the signed one
     │   ├── ScoresDiffer                      the scores file is not what its result file gives
+    │   ├── SemanticRefused                   signed numbers or text no board can show as a run
+    │   │   ├── ValueNotFinite                a value that is NaN or infinite
+    │   │   ├── ValueNotBinary                a binary-declared measure holding other than 0 or 1
+    │   │   ├── ShareInconsistent             a share outside [0, 1], or a count above its total
+    │   │   ├── ValueOutOfRange               a value outside its measure's declared range
+    │   │   ├── TaskIdsRepeat                 two tasks of one run with one id
+    │   │   └── OversizeField                 a text, list or file beyond its documented bound
     │   └── RunConflict                       one run_id, two artifacts, neither supersedes
     ├── BoardError                  (exit 1)  the board cannot be built or checked as asked
     │   ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
@@ -107,6 +114,7 @@ __all__ = [
     "NonCanonicalPayload",
     "NotCanonicalizable",
     "OutputUnwritable",
+    "OversizeField",
     "OversizeFile",
     "MergeRefused",
     "PairingRefused",
@@ -129,11 +137,14 @@ __all__ = [
     "ScoresMissing",
     "ScoresSwapped",
     "SchemaRefused",
+    "SemanticRefused",
+    "ShareInconsistent",
     "SignatureRefused",
     "SiteOutOfDate",
     "SliceNotPublishable",
     "SubjectDigestMismatch",
     "SubjectMissing",
+    "TaskIdsRepeat",
     "TasksFailed",
     "TasksFailedInRun",
     "ThresholdUnmet",
@@ -145,6 +156,9 @@ __all__ = [
     "UnpinnedPipeline",
     "UnsafeSubjectPath",
     "UsageError",
+    "ValueNotBinary",
+    "ValueNotFinite",
+    "ValueOutOfRange",
     "WrongPayloadType",
 ]
 
@@ -402,6 +416,35 @@ class ScoresSwapped(ScoresDigestMismatch):
 
 class ScoresDiffer(ArtifactRefused):
     """A scores file that is not what its (digest-checked) result file gives."""
+
+
+class SemanticRefused(ArtifactRefused):
+    """Signed, well-formed, and still not a run a board can show: its numbers or text break what
+    the measures and the board promise (docs/artifacts.md, "What a signed run may hold")."""
+
+
+class ValueNotFinite(SemanticRefused):
+    """A value that is NaN or infinite (absent is None with a reason, never a number)."""
+
+
+class ValueNotBinary(SemanticRefused):
+    """A value of a binary-declared measure that is not 0 or 1."""
+
+
+class ShareInconsistent(SemanticRefused):
+    """A share outside [0, 1], a count above its total, or a value that is not count/total."""
+
+
+class ValueOutOfRange(SemanticRefused):
+    """A value outside the range its measure declares (or beyond the magnitude any may hold)."""
+
+
+class TaskIdsRepeat(SemanticRefused):
+    """Two tasks of one run under one id: a column could not say which value is whose."""
+
+
+class OversizeField(SemanticRefused):
+    """A text field, a list or a whole file beyond its documented bound."""
 
 
 class ResultStoreError(ArtifactRefused):
