@@ -182,6 +182,7 @@ def show_command(run_id: str, with_result: bool) -> None:
         ("journal", str(folder / JOURNAL) if (folder / JOURNAL).is_file() else "-"),
         ("log", str(folder / LOG) if (folder / LOG).is_file() else "-"),
         ("artifact", record.approved or "-"),
+        ("envelopes", " ".join(record.envelopes) or "-"),
         ("approval", record.approval or "-"),
     ]
     if record.error:
