@@ -97,7 +97,7 @@ def attest(
     payload = canonical_bytes(statement.payload())
     artifact_id = hashlib.sha256(payload).hexdigest()
     envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)
-    check_to_sign(result, statement, scores_bytes, envelope)
+    check_to_sign(result, statement, payload, scores_bytes, envelope)
     result_path = place_result(results_store or artifacts / RESULTS, result_bytes, result_sha256)
     scores_file = artifacts / scores_path(scores_sha256)
     envelope_path = artifacts / RUNS / f"{artifact_id}.json"

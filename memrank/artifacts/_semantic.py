@@ -12,6 +12,7 @@ Columns are checked whole (numpy), so the checks cost a fraction of reading the 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import orjson
 
 from memrank._invisible import first_invisible
 from memrank.artifacts._scores import ScoreColumn, Scores, read_scores
@@ -94,6 +96,7 @@ matches may hold any value within ``MAGNITUDE_LIMIT``; a binary-declared name ho
 share [0, 1]."""
 
 
+@functools.lru_cache(maxsize=4096)
 def declared_range(name: str) -> tuple[float, float]:
     """The closed range the value name ``name`` is declared to hold."""
     found = next((bounds for pattern, bounds in _DECLARED_RANGES if pattern.match(name)), None)
@@ -157,8 +160,14 @@ def _strings(data: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(value, f"{path}[{position}]")
 
 
-def _text_bounded(where: str, texts: Iterable[tuple[str, str]]) -> None:
-    for path, text in texts:
+def _text_bounded(where: str, payload: bytes) -> None:
+    """Every string of the canonical JSON ``payload`` within its bound (a reason, ``why``,
+    within ``REASON_LIMIT``), and every list and mapping within ``LIST_LIMIT``."""
+    # A string of more than TEXT_LIMIT characters is more than TEXT_LIMIT bytes between two
+    # quotes (an escaped quote aside): the common payload is answered without parsing it.
+    if b'\\"' not in payload and max(map(len, payload.split(b'"'))) <= TEXT_LIMIT:
+        return
+    for path, text in _strings(orjson.loads(payload), ""):
         limit = REASON_LIMIT if path.endswith(".why") else TEXT_LIMIT
         _bounded(f"{where}: {path}", len(text), limit, "characters")
 
@@ -178,24 +187,29 @@ def check_result_values(result: Result) -> None:
 
 
 def _check_summary(where: str, summary: Sequence[Value], binary: frozenset[str]) -> None:
-    """The run-scope values (the schema already holds a share's value to count/total)."""
+    """The run-scope values (the schema already holds a share's value to count/total): a few
+    dozen numbers, checked one by one; the first that fails is described by ``_check_numbers``."""
     for value in summary:
-        if value.value is not None:
-            numbers = np.array([value.value], dtype=np.float64)
-            share = value.count is not None
+        number = value.value
+        if number is None:
+            continue
+        low, high = _UNIT if value.count is not None else declared_range(value.measure)
+        plain = math.isfinite(number) and low <= number <= high
+        if not plain or (value.measure in binary and number not in (0.0, 1.0)):
             _check_numbers(
                 f"{where}: the summary's {value.measure!r}",
                 value.measure,
-                numbers,
+                np.array([number], dtype=np.float64),
                 binary,
-                share=share,
+                share=value.count is not None,
             )
 
 
-def check_statement(statement: Statement, source: str) -> None:
-    """Refuse a statement whose text or summary values break the bounds above."""
+def check_statement(payload: bytes, statement: Statement, source: str) -> None:
+    """Refuse a statement (parsed from the canonical ``payload``) whose text or summary
+    values break the bounds above."""
     predicate = statement.predicate
-    _text_bounded(source, _strings(statement.payload(), ""))
+    _text_bounded(source, payload)
     _bounded(
         f"{source}: the system's components",
         len(predicate.system.components),
@@ -290,7 +304,9 @@ def _first(values: np.ndarray[Any, Any], mask: np.ndarray[Any, Any]) -> str:
 # -- the two hooks -----------------------------------------------------------------------------
 
 
-def check_to_sign(result: Result, statement: Statement, scores: bytes, envelope: bytes) -> None:
+def check_to_sign(
+    result: Result, statement: Statement, payload: bytes, scores: bytes, envelope: bytes
+) -> None:
     """At attestation, before anything is written: everything ``check_verified`` will check,
     and the shown text, refused as AttestRefused naming the check."""
     try:
@@ -298,7 +314,7 @@ def check_to_sign(result: Result, statement: Statement, scores: bytes, envelope:
         check_result_values(result)
         _bounded("the envelope", len(envelope), MAX_ENVELOPE_BYTES, "bytes")
         _bounded("the scores file", len(scores), MAX_SCORES_BYTES, "bytes")
-        check_statement(statement, "the statement")
+        check_statement(payload, statement, "the statement")
         parsed = read_scores(scores, source="the scores file")
         check_scores(parsed, statement, "the scores file")
     except SemanticRefused as exc:
@@ -306,17 +322,19 @@ def check_to_sign(result: Result, statement: Statement, scores: bytes, envelope:
 
 
 def check_verified(
+    payload: bytes,
     statement: Statement,
     scores: Scores | None,
     source: str,
     known_good: set[str] | None,
     artifact_id: str,
 ) -> None:
-    """At verification, after the subjects' digests: the statement, and the scores file unless
+    """At verification, after the subjects' digests: the statement (and its canonical
+    ``payload``), and the scores file unless
     it is known good (it passed these very checks in an earlier build by this code). A refused
     run is taken out of ``known_good``, so no memo remembers it as good."""
     try:
-        check_statement(statement, source)
+        check_statement(payload, statement, source)
         if scores is not None:
             check_scores(scores, statement, source)
     except SemanticRefused:

@@ -145,7 +145,7 @@ def verify(
         known_good=known_good,
         artifact_id=artifact_id,
     )
-    check_verified(statement, subjects.scores, source, known_good, artifact_id)
+    check_verified(opened.payload, statement, subjects.scores, source, known_good, artifact_id)
     return VerifiedRun(
         artifact_id=artifact_id,
         path=path,
