@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,7 +49,14 @@ def special(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     elif request.param == "socket":
         yield from _socket(tmp_path)
     elif request.param == "device":
-        yield Path("/dev/null")
+        # A null device of the test's own, never /dev/null itself: were the refusal ever to
+        # regress, the test would replace its own node, not the machine's.
+        device = tmp_path / "null"
+        try:
+            os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+        yield device
     else:
         link = tmp_path / "link"
         link.symlink_to(_fifo(tmp_path))
