@@ -5,7 +5,8 @@ Unicode's confusables.txt as the confusable-homoglyphs package ships it (both di
 each source -> prototype line); the prototype of each class is recovered from it: a sequence of
 several characters when the class has one (sources are single code points), else the member
 that the most others map to, ties broken by code point, so equal skeletons mean what TR39's do.
-Characters that draw nothing (``memrank._invisible``) are dropped first.
+Callers compare text as readers see it: the board writes a character that draws nothing as
+``⟨U+XXXX⟩``, so such a name no longer reads like the plain one.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import functools
 import importlib.resources
 import json
 import unicodedata
-
-from memrank._invisible import invisible, nothing_invisible
 
 __all__ = ["skeleton"]
 
@@ -55,8 +54,6 @@ def _prototypes() -> dict[str, str]:
 
 def skeleton(text: str) -> str:
     """TR39's skeleton of ``text``: NFD, each character to its prototype, NFD again."""
-    if not nothing_invisible(text):
-        text = "".join(character for character in text if not invisible(character))
     prototypes = _prototypes()
     mapped = "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", text))
     return unicodedata.normalize("NFD", mapped)

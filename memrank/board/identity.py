@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from memrank._skeleton import skeleton
 from memrank.board.model import Identity
+from memrank.board.text import visible
 from memrank.errors import BoardConfigError
 
 __all__ = ["SYSTEMS_TOML", "load_identities"]
@@ -67,7 +68,7 @@ def _display_names_distinct(path: Path, identities: dict[str, Identity]) -> None
     """No two systems under one display name, nor under two that read alike (TR39)."""
     seen: dict[str, str] = {}
     for name, identity in identities.items():
-        other = seen.setdefault(skeleton(identity.display_name), name)
+        other = seen.setdefault(skeleton(visible(identity.display_name)), name)
         if other != name:
             raise BoardConfigError(
                 f"{path}: systems.{other} and systems.{name} are both shown as "

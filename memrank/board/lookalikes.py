@@ -2,7 +2,8 @@
 
 A row is found by its name: "BM25Adapter" and "BM25Adаpter" (a Cyrillic "а") would be two
 rows that read as one, the second borrowing the first's reputation. Names are compared by
-their TR39 confusable skeleton (``memrank._skeleton``): the system first published on the board
+their TR39 confusable skeleton (``memrank._skeleton``), as the board shows them (a character
+that draws nothing written ``⟨U+XXXX⟩``): the system first published on the board
 keeps its name, and every run of a later look-alike is listed as not shown, naming both.
 """
 
@@ -34,7 +35,7 @@ def look_alikes(runs: Sequence[VerifiedRun], identities: Mapping[str, Identity])
     kept: dict[str, str] = {}
     hidden: dict[str, str] = {}
     for name in sorted(first, key=lambda n: (first[n], n)):
-        earlier = kept.setdefault(skeleton(shown(name)), name)
+        earlier = kept.setdefault(skeleton(visible(shown(name))), name)
         if earlier != name:
             hidden[name] = earlier
     return {
