@@ -3,12 +3,18 @@
 ``write_atomic`` writes beside the target, flushes it to disk and renames it into place, so a
 reader (or a crash) sees the old file or the new one, never a part. ``check_writable`` tries
 an output location before the work that fills it starts, so an unwritable path costs nothing.
+
+Neither ever replaces what is not a regular file: a device (``/dev/null``), a FIFO, a socket,
+or a link to one is refused, never swapped for a file. Every failure of the file system (a
+full disk, a name too long, a folder that takes no files) is an ``OutputUnwritable`` naming the
+path and the reason.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -17,10 +23,14 @@ from memrank.errors import OutputUnwritable
 __all__ = ["check_writable", "write_atomic"]
 
 
-def write_atomic(path: Path, data: bytes, *, mode: int | None = None, replace: bool = True) -> Path:
+def write_atomic(
+    path: Path, data: bytes, *, mode: int | None = None, replace: bool = True, sync: bool = True
+) -> Path:
     """Write ``data`` to ``path`` in one step; with ``replace=False`` an existing file is kept
-    and the write refused (FileExistsError). Parent folders are made as needed."""
+    and the write refused (FileExistsError). Parent folders are made as needed. ``sync=False``
+    skips flushing to disk (a build's thousands of pages, renamed into place as a whole)."""
     path = Path(path)
+    _refuse_special(path, str(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
@@ -29,8 +39,9 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, replace: b
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(temporary, mode)
         if replace:
@@ -45,7 +56,8 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = None, replace: b
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise _unwritable(path, exc) from None
-    _sync_folder(path.parent)
+    if sync:
+        _sync_folder(path.parent)
     return path
 
 
@@ -53,6 +65,17 @@ def check_writable(path: Path, *, option: str, folder: bool = False) -> None:
     """Refuse now, naming ``option``, if ``path`` (a file, or a folder with ``folder``) could not
     be written: something in the way that is not a folder, or a folder that takes no files."""
     path = Path(path)
+    try:
+        _check_writable(path, option, folder)
+    except OSError as exc:  # a name too long, a loop of links, a folder that cannot be read
+        raise OutputUnwritable(
+            f"{option} {path}: cannot be written ({exc.strerror or exc}); give another path"
+        ) from None
+
+
+def _check_writable(path: Path, option: str, folder: bool) -> None:
+    if not folder:
+        _refuse_special(path, f"{option} {path}")
     if path.exists() and path.is_dir() != folder:
         kind = "a folder" if path.is_dir() else "a file"
         raise OutputUnwritable(
@@ -74,6 +97,29 @@ def check_writable(path: Path, *, option: str, folder: bool = False) -> None:
             f"{option} {path}: cannot be written in {existing} ({exc.strerror}); "
             "give a path you can write to"
         ) from None
+
+
+_SPECIAL = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _refuse_special(path: Path, where: str) -> None:
+    """Refuse a path that is (or links to) a device, FIFO or socket: never replaced."""
+    try:
+        kind = stat.S_IFMT(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise OutputUnwritable(f"{where}: cannot be written ({exc.strerror or exc})") from None
+    if kind in _SPECIAL:
+        raise OutputUnwritable(
+            f"{where}: is {_SPECIAL[kind]}, not a regular file; memrank never replaces one. "
+            "Give a file path"
+        )
 
 
 def _unwritable(path: Path, exc: OSError) -> OutputUnwritable:

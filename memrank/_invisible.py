@@ -1,37 +1,44 @@
-"""Characters that draw nothing or steer text direction: one definition for the two places
-that must agree on it, attestation (which refuses them in what a board shows as a name) and the
-board (which shows any it meets, in artifacts signed before, as ``⟨U+XXXX⟩``)."""
+"""Characters that draw nothing or steer text direction: one definition, from the Unicode
+Character Database, for the two places that must agree on it: attestation (which refuses them
+in what a board shows as a name) and the board (which shows any it meets, in artifacts signed
+before, as ``⟨U+XXXX⟩``).
+
+The definition is the Unicode properties, not a list kept by hand: every
+Default_Ignorable_Code_Point (zero-width characters, the combining grapheme joiner U+034F,
+Hangul fillers, Khmer inherent vowels, tag characters ...), every Bidi_Control and
+Variation_Selector, the general categories that draw nothing or are not text (controls,
+format characters, surrogates, private use, unassigned, line and paragraph separators), and
+the blank braille pattern U+2800, a symbol that draws nothing. Tab and newline are plain
+whitespace on a page and are kept.
+"""
 
 from __future__ import annotations
 
-import unicodedata
+import regex
 
 __all__ = ["first_invisible", "invisible", "nothing_invisible"]
 
-_KEPT = frozenset("\n\t ")
-"""Control and separator characters that are plain whitespace on a page."""
-_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-"""Controls, format characters (zero-width, direction marks, overrides, isolates), surrogates,
-private-use and unassigned code points, and line and paragraph separators."""
-_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
-"""Letters and symbols that draw nothing (Hangul fillers, the blank braille pattern)."""
+_INVISIBLE = regex.compile(
+    r"(?V1)[[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Variation_Selector}"
+    r"\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u2800]--[\t\n]]"
+)
 
 
 def invisible(character: str) -> bool:
-    """Whether ``character`` draws nothing or steers direction (plain whitespace does not)."""
-    if character in _KEPT:
-        return False
-    return character in _FILLERS or unicodedata.category(character) in _INVISIBLE_CATEGORIES
+    """Whether ``character`` draws nothing or steers direction (tab, newline and space do not)."""
+    return _INVISIBLE.match(character) is not None
 
 
 def nothing_invisible(text: str) -> bool:
-    """The common case, answered fast: no character of ``text`` is invisible. (Space is
-    printable and a newline is not; the fillers are printable letters, so they are looked for.)"""
-    return text.isprintable() and _FILLERS.isdisjoint(text)
+    """Whether no character of ``text`` is invisible; printable ASCII is answered at C speed."""
+    if text.isascii() and text.isprintable():
+        return True
+    return _INVISIBLE.search(text) is None
 
 
 def first_invisible(text: str) -> str | None:
     """The first invisible or direction-steering character of ``text``, or None."""
-    if nothing_invisible(text):
+    if text.isascii() and text.isprintable():
         return None
-    return next((character for character in text if invisible(character)), None)
+    found = _INVISIBLE.search(text)
+    return None if found is None else found.group()

@@ -70,6 +70,13 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   ├── TimingsMissing                    the timings file the statement names is not there
     │   ├── TimingsDigestMismatch             the timings file's sha256 is not the signed one
     │   ├── TimingsDiffer                     the timings file does not state what the statement does
+    │   ├── SemanticRefused                   signed numbers or text no board can show as a run
+    │   │   ├── ValueNotFinite                a value that is NaN or infinite
+    │   │   ├── ValueNotBinary                a binary-declared measure holding other than 0 or 1
+    │   │   ├── ShareInconsistent             a share outside [0, 1], or a count above its total
+    │   │   ├── ValueOutOfRange               a value outside its measure's declared range
+    │   │   ├── TaskIdsRepeat                 two tasks of one run with one id
+    │   │   └── OversizeField                 a text, list or file beyond its documented bound
     │   └── RunConflict                       one run_id, two artifacts, neither supersedes
     ├── BoardError                  (exit 1)  the board cannot be built or checked as asked
     │   ├── BoardConfigError        (exit 2)  board.toml, templates or docs unusable as written
@@ -119,6 +126,7 @@ __all__ = [
     "NonCanonicalPayload",
     "NotCanonicalizable",
     "OutputUnwritable",
+    "OversizeField",
     "OversizeFile",
     "MergeRefused",
     "PairingRefused",
@@ -147,11 +155,14 @@ __all__ = [
     "ScoresMissing",
     "ScoresSwapped",
     "SchemaRefused",
+    "SemanticRefused",
+    "ShareInconsistent",
     "SignatureRefused",
     "SiteOutOfDate",
     "SliceNotPublishable",
     "SubjectDigestMismatch",
     "SubjectMissing",
+    "TaskIdsRepeat",
     "TasksFailed",
     "TasksFailedInRun",
     "Terminated",
@@ -164,6 +175,9 @@ __all__ = [
     "UnpinnedPipeline",
     "UnsafeSubjectPath",
     "UsageError",
+    "ValueNotBinary",
+    "ValueNotFinite",
+    "ValueOutOfRange",
     "WrongPayloadType",
 ]
 
@@ -439,6 +453,35 @@ class TimingsDigestMismatch(ArtifactRefused):
 class TimingsDiffer(ArtifactRefused):
     """A timings file that is malformed, names another result file, or does not state the
     start, end, machine or latency values the statement does."""
+
+
+class SemanticRefused(ArtifactRefused):
+    """Signed, well-formed, and still not a run a board can show: its numbers or text break what
+    the measures and the board promise (docs/artifacts.md, "What a signed run may hold")."""
+
+
+class ValueNotFinite(SemanticRefused):
+    """A value that is NaN or infinite (absent is None with a reason, never a number)."""
+
+
+class ValueNotBinary(SemanticRefused):
+    """A value of a binary-declared measure that is not 0 or 1."""
+
+
+class ShareInconsistent(SemanticRefused):
+    """A share outside [0, 1], a count above its total, or a value that is not count/total."""
+
+
+class ValueOutOfRange(SemanticRefused):
+    """A value outside the range its measure declares (or beyond the magnitude any may hold)."""
+
+
+class TaskIdsRepeat(SemanticRefused):
+    """Two tasks of one run under one id: a column could not say which value is whose."""
+
+
+class OversizeField(SemanticRefused):
+    """A text field, a list or a whole file beyond its documented bound."""
 
 
 class ResultStoreError(ArtifactRefused):

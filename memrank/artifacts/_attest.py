@@ -13,11 +13,11 @@ from pydantic import ValidationError
 
 from memrank._clock import now_utc
 from memrank._files import write_atomic
-from memrank._invisible import first_invisible
 from memrank.artifacts._canonical import canonical_bytes
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal
 from memrank.artifacts._keys import Ed25519PrivateKey
 from memrank.artifacts._results_store import place_result
+from memrank.artifacts._semantic import check_to_sign
 from memrank.artifacts._statement import Division, Statement, facts_of, statement_of
 from memrank.artifacts._store import RESULTS, RUNS
 from memrank.artifacts._timings import run_files
@@ -68,7 +68,6 @@ def attest(
         raise AttestRefused(
             "the result records no provenance (saved by an older memrank); run it again"
         )
-    _shown_text_is_plain(result)
     try:
         division = Division(division)
     except ValueError:
@@ -96,6 +95,7 @@ def attest(
     payload = canonical_bytes(statement.payload())
     artifact_id = hashlib.sha256(payload).hexdigest()
     envelope = seal(IN_TOTO_PAYLOAD_TYPE, payload, keys)
+    check_to_sign(result, statement, payload, files.scores, envelope)
     result_path = place_result(
         results_store or artifacts / RESULTS, files.result, files.result_sha256
     )
@@ -133,44 +133,3 @@ def _require_same_run(artifacts: Path, artifact_id: str, run_id: str) -> None:
             f"--supersedes {artifact_id}: that artifact is run {theirs!r}, this one is {run_id!r}; "
             "a correction supersedes an artifact of the same run"
         )
-
-
-NAME_LIMIT = 80
-"""Characters at most in a system's name as the board shows it (class and declared name)."""
-VERSION_LIMIT = 100
-"""Characters at most in a version (the system's, its engine's, the one it declared)."""
-
-
-def _shown_text_is_plain(result: Result) -> None:
-    """Refuse names and versions a board would show that hide characters or run too long.
-
-    A zero-width character would let one system's row read exactly like another's, and a
-    direction override would reorder the words around it; an endless name would swamp a page.
-    The board also shows such characters visibly, for artifacts signed before this check.
-    """
-    system = result.system
-    fields = {
-        "system name": (system.name, NAME_LIMIT),
-        "declared name": (system.declared_name, NAME_LIMIT),
-        "version": (system.version, VERSION_LIMIT),
-        "engine version": (system.engine_version, VERSION_LIMIT),
-        "declared version": (system.declared_version, VERSION_LIMIT),
-    }
-    components = {
-        f"component {key!r}": (f"{key}{value}", None) for key, value in system.components.items()
-    }
-    for what, (text, limit) in {**fields, **components}.items():
-        if text is None:
-            continue
-        hidden = first_invisible(text)
-        if hidden is not None:
-            raise AttestRefused(
-                f"the {what} {text[:40]!r} holds U+{ord(hidden):04X}, a character that draws "
-                "nothing or steers text direction; a board would show it as a name. Give the "
-                "system plain text"
-            )
-        if limit is not None and len(text) > limit:
-            raise AttestRefused(
-                f"the {what} is {len(text):,} characters long; at most {limit} are signed. "
-                "Give the system a shorter one"
-            )

@@ -12,6 +12,7 @@ from memrank.errors import NonCanonicalPayload, NotCanonicalizable
 
 __all__ = ["canonical_bytes", "parse_canonical"]
 
+_PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e16
 _MAX_SAFE = 2**53 - 1
 # UTF-8 lead bytes of characters beyond U+FFFF (and bytes no UTF-8 text holds).
 _BEYOND_THE_BMP = re.compile(rb"[\xf0-\xff]")
@@ -94,7 +95,9 @@ def _numbers_agree(data: Any) -> bool:
     The two escape every string alike and, within the Basic Multilingual Plane, order keys
     alike; they differ on floats (``1e+16``, ``-0.0``, ``5.0``) and on integers beyond 2^53.
     (Keys beyond U+FFFF, which RFC 8785 orders by UTF-16, are checked on the raw bytes.)
+    Each distinct float is asked once, and only when it is not plainly alike in both.
     """
+    floats: set[float] = set()
     pending = [data]
     while pending:
         item = pending.pop()
@@ -104,11 +107,17 @@ def _numbers_agree(data: Any) -> bool:
         elif kind is list:
             pending.extend(item)
         elif kind is float:
-            try:
-                if rfc8785.dumps(item) != orjson.dumps(item):
-                    return False
-            except rfc8785.CanonicalizationError:
-                return False
+            floats.add(item)
         elif kind is int and abs(item) > _MAX_SAFE:
+            return False
+    for number in floats:
+        # Both print the shortest digits that round-trip; they part only on exponents (below
+        # 1e-4 or from 1e16 on) and on integral floats (5.0, -0.0).
+        if _PLAIN_LOW <= abs(number) < _PLAIN_HIGH and not number.is_integer():
+            continue
+        try:
+            if rfc8785.dumps(number) != orjson.dumps(number):
+                return False
+        except rfc8785.CanonicalizationError:
             return False
     return True

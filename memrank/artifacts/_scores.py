@@ -90,8 +90,6 @@ class Scores(BaseModel):
     @model_validator(mode="after")
     def _columns_line_up(self) -> Scores:
         n = len(self.task_ids)
-        if len(set(self.task_ids)) != n:
-            raise ValueError("task ids repeat")
         if len(self.groups) != n or len(self.categories) != n:
             raise ValueError(f"groups and categories must have one entry per task ({n})")
         for name, column in self.measures.items():

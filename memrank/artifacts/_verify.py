@@ -22,6 +22,7 @@ from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, Opened, open_envel
 from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._root import KeyStatus
 from memrank.artifacts._scores import Scores, read_scores
+from memrank.artifacts._semantic import MAX_ENVELOPE_BYTES, check_verified
 from memrank.artifacts._statement import RunPredicate, Statement
 from memrank.artifacts._subjects import MAX_RESULT_BYTES, check_subjects, read_capped
 from memrank.artifacts._timings import join
@@ -52,9 +53,6 @@ from memrank.provenance import Evidence, is_committed_build
 from memrank.result import Result
 
 __all__ = ["MAX_ENVELOPE_BYTES", "MAX_RESULT_BYTES", "VerifiedRun", "verify"]
-
-MAX_ENVELOPE_BYTES = 1 << 20
-"""An envelope holds a statement and its signatures: a megabyte is far beyond any real one."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +152,7 @@ def verify(
         known_good=known_good,
         artifact_id=artifact_id,
     )
+    check_verified(opened.payload, statement, subjects.scores, source, known_good, artifact_id)
     return VerifiedRun(
         artifact_id=artifact_id,
         path=path,

@@ -20,6 +20,7 @@ from memrank.board.changelog import changes
 from memrank.board.columns import column_part, evaluation_of
 from memrank.board.compare import Shown
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
+from memrank.board.lookalikes import look_alikes
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.pages import run_link, run_page, version_shown
@@ -50,10 +51,11 @@ def build_board(
     superseded = {
         run.predicate.supersedes: run.artifact_id for run in runs if run.predicate.supersedes
     }
-    current = [run for run in runs if run.artifact_id not in superseded]
     notes: dict[str, str] = {
         old: "corrected by a later artifact, which the table shows instead" for old in superseded
     }
+    notes |= look_alikes([run for run in runs if run.artifact_id not in notes], identities)
+    current = [run for run in runs if run.artifact_id not in notes]
     tracks, evaluations = [], []
     shown: dict[str, Shown] = {}
     for name, track in config.tracks.items():

@@ -7,6 +7,7 @@ A link to another page of docs/ (``methodology.md#values``) is pointed at that p
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,12 +36,27 @@ def render_docs(folder: Path, memo: Memo = NO_MEMO) -> tuple[DocPage, ...]:
     if not folder.is_dir():
         return ()
     sources = sorted(folder.glob("*.md"))
+    for source in sources:
+        if not _plain_name(source.name):
+            raise BoardConfigError(
+                f"{folder}: the docs page {os.fsencode(source.name)!r} has a file name that is "
+                "not printable UTF-8; rename it (its name becomes the page's address)"
+            )
     names = {source.stem for source in sources}
     made = memo.through(
         lambda: _parts(sources),
         lambda: orjson.dumps([_render(source, names).model_dump() for source in sources]),
     )
     return tuple(DocPage(**{**page, "html": Markup(page["html"])}) for page in orjson.loads(made))
+
+
+def _plain_name(name: str) -> bool:
+    """A file name that is printable UTF-8 (an undecodable byte is a lone surrogate here)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return name.isprintable()
 
 
 def _parts(sources: list[Path]) -> tuple[str | bytes, ...]:

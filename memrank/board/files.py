@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import unicodedata
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -167,9 +168,13 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
 
 def _text(value: str | None) -> str:
     """A text field as a spreadsheet shows it rather than runs it: no line break inside it
-    (shown as ``⟨U+000D⟩``), and a leading ``'`` where it would start a formula."""
+    (shown as ``⟨U+000D⟩``), and a leading ``'`` where it would start a formula or starts
+    with a space."""
     text = visible(value or "").translate(_BREAKS)
-    if text.startswith(_FORMULA_START):
+    # A spreadsheet skips leading spaces and reads a fullwidth ＝ as =: compare the first
+    # character that is not a space, in its compatibility form.
+    first = text.lstrip()[:1]
+    if text[:1].isspace() or unicodedata.normalize("NFKC", first).startswith(_FORMULA_START):
         return "'" + text
     return text
 

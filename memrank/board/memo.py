@@ -36,6 +36,8 @@ from pathlib import Path
 import orjson
 
 from memrank._cachedir import memrank_cache_dir
+from memrank._files import write_atomic
+from memrank.errors import OutputUnwritable
 
 __all__ = ["KEEP_DAYS", "NO_MEMO", "Memo", "folder_digest", "key", "pack_files", "unpack_files"]
 
@@ -112,14 +114,8 @@ class Memo:
         """Store ``content`` under ``entry`` (written whole, then renamed into place)."""
         if self.folder is None:
             return
-        path = self._path(entry)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-            partial.write_bytes(hashlib.sha256(content).digest() + content)
-            os.replace(partial, path)
-        except OSError:
-            pass  # a memo that cannot be written only costs the next build time
+        with contextlib.suppress(OutputUnwritable):  # only costs the next build time
+            write_atomic(self._path(entry), hashlib.sha256(content).digest() + content, sync=False)
 
     def through(
         self, parts: Callable[[], Sequence[str | bytes]], make: Callable[[], bytes]

@@ -13,13 +13,13 @@ touches a folder that is empty or that a previous build made (it holds manifest.
 from __future__ import annotations
 
 import gc
-import os
 import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from memrank._files import write_atomic
 from memrank.artifacts import Refusal
 from memrank.board import urls
 from memrank.board.build import build_board, source_date
@@ -30,7 +30,7 @@ from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board
 from memrank.board.pages import downloads
 from memrank.board.render import DEFAULT_TEMPLATES, render_pages, static_files
-from memrank.errors import BoardError
+from memrank.errors import BoardError, OutputUnwritable
 
 __all__ = ["Made", "assemble", "differences", "make", "write"]
 
@@ -117,7 +117,18 @@ def assemble(
 
 
 def write(tree: Mapping[str, bytes], out: Path) -> None:
-    """Make ``out`` hold exactly ``tree``."""
+    """Make ``out`` hold exactly ``tree``; a file system that fails (a full disk, a name too
+    long) ends in OutputUnwritable naming it, never a traceback."""
+    try:
+        _write(tree, out)
+    except OSError as exc:
+        raise OutputUnwritable(
+            f"--out {out}: the site cannot be written ({exc.strerror or exc}); free space or "
+            "give another folder"
+        ) from None
+
+
+def _write(tree: Mapping[str, bytes], out: Path) -> None:
     out = out.resolve()
     if out.exists() and not _replaceable(out):
         raise BoardError(
@@ -128,13 +139,17 @@ def write(tree: Mapping[str, bytes], out: Path) -> None:
         try:
             _update(tree, out)
             return
-        except (IsADirectoryError, NotADirectoryError, FileExistsError):
-            pass  # a file where a folder now goes, or the other way: write it all afresh
+        except (OSError, OutputUnwritable):
+            pass  # say, a file where a folder now goes: write it all afresh, or say why not
     building = out.with_name(f".{out.name}.building")
     retired = out.with_name(f".{out.name}.old")
     for leftover in (building, retired):
         shutil.rmtree(leftover, ignore_errors=True)
-    _write_files(tree, building, sorted(tree))
+    try:
+        _write_files(tree, building, sorted(tree))
+    except (OSError, OutputUnwritable):
+        shutil.rmtree(building, ignore_errors=True)
+        raise
     if out.exists():
         out.rename(retired)
     building.rename(out)
@@ -150,7 +165,7 @@ def _update(tree: Mapping[str, bytes], out: Path) -> None:
         for path in sorted(tree)
         if path != urls.MANIFEST and (path not in found or found[path].read_bytes() != tree[path])
     ]
-    _write_files(tree, out, [*changed, urls.MANIFEST], beside=True)
+    _write_files(tree, out, [*changed, urls.MANIFEST])
     for path in sorted(set(found) - set(tree)):
         found[path].unlink()
     for folder in sorted((p for p in everything if p.is_dir()), key=lambda p: -len(p.parts)):
@@ -158,21 +173,14 @@ def _update(tree: Mapping[str, bytes], out: Path) -> None:
             folder.rmdir()
 
 
-def _write_files(
-    tree: Mapping[str, bytes], out: Path, paths: list[str], *, beside: bool = False
-) -> None:
-    """Write ``paths`` of ``tree`` under ``out``; ``beside``: each to a sibling file first,
-    renamed over the old one."""
+def _write_files(tree: Mapping[str, bytes], out: Path, paths: list[str]) -> None:
+    """Write ``paths`` of ``tree`` under ``out``."""
     for folder in sorted({(out / path).parent for path in paths}):
         folder.mkdir(parents=True, exist_ok=True)
     for path in paths:
-        target = out / path
-        if beside:
-            partial = target.with_name(f".{target.name}.partial")
-            partial.write_bytes(tree[path])
-            os.replace(partial, target)
-        else:
-            target.write_bytes(tree[path])
+        # Each file whole or not at all, never through a device or FIFO in the way; the folder
+        # is renamed into place (or the manifest written) last, so no sync per file.
+        write_atomic(out / path, tree[path], sync=False)
 
 
 def differences(tree: Mapping[str, bytes], out: Path) -> list[str]:

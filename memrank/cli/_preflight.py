@@ -16,13 +16,16 @@ __all__ = ["check_signable"]
 
 def check_signable(artifacts: Path, keys: Sequence[Ed25519PrivateKey], track: str) -> None:
     """Refuse before writing anything what the verifier would refuse later: a key the release
-    role does not list (the root key, say), a revoked key, or a track the root does not list.
-    Without a root.json in ``artifacts`` there is nothing to check against yet."""
+    role does not list (the root key, say), a revoked key, or a track the root does not list,
+    and signing into a directory with no root.json, whose every run the verifier refuses."""
     from memrank.artifacts import KeyStatus, keyid_of, load_trust
 
     root_file = artifacts / "root.json"
     if not root_file.is_file():
-        return
+        raise AttestRefused(
+            f"no trust root at {root_file}: nothing signed here could be verified. Create it "
+            "first (`memrank trust init`), or give the --artifacts that holds it"
+        )
     root = load_trust(root_file).root
     release = root.roles.release.keyids
     for key in keys:

@@ -67,10 +67,10 @@ def attest_command(
     from memrank.result import Result
 
     keys = [signing_key(path) for path in key_files] or [signing_key(None)]
-    check_signable(directory, keys, track)
     check_writable(directory, option="--artifacts", folder=True)
     if results_store is not None:
         check_writable(results_store, option="--results-store", folder=True)
+    check_signable(directory, keys, track)
     attested = attest(
         Result.load(result_file),
         track,

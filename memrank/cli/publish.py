@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.errors import AttestRefused, UsageError
+from memrank.errors import AttestRefused, MemrankError, UsageError
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -135,21 +135,61 @@ def supersede_command(
 @click.option("--reason", required=True, help="Why, in one line: kept in the run's record.")
 @_ARTIFACTS
 def withdraw_command(run_id: str, reason: str, directory: Path) -> None:
-    """Take approved run ID off the board: its envelope leaves runs/ (git keeps its history)."""
+    """Take run ID off the board: every envelope signed for it (the approval and each
+    correction) leaves runs/ (git keeps their history)."""
     from memrank._clock import now_utc
     from memrank.runs.registry import find, save_record
 
     record = find(run_id)
-    if record.approved is None:
-        raise UsageError(f"run {record.id} is not approved; there is nothing to withdraw")
-    envelope = directory / "runs" / f"{record.approved}.json"
-    if not envelope.is_file():
-        raise UsageError(f"{envelope}: not there; give the --artifacts it was approved into")
-    envelope.unlink()
-    note = f"withdrew {record.approved} at {now_utc():%Y-%m-%dT%H:%M:%SZ}: {reason}"
-    save_record(record.model_copy(update={"approved": None, "approval": note}))
-    click.echo(f"withdrawn:  {record.approved} ({envelope} removed)")
+    envelopes = _envelopes_of(record, directory)
+    if not envelopes:
+        if record.approved is None:
+            raise UsageError(
+                f"run {record.id} has no envelope in {directory / 'runs'}; there is nothing "
+                "to withdraw (give the --artifacts it was approved into)"
+            )
+        raise UsageError(
+            f"{directory / 'runs' / f'{record.approved}.json'}: not there; give the "
+            "--artifacts it was approved into"
+        )
+    for envelope in envelopes:
+        envelope.unlink()
+    gone = ", ".join(envelope.stem for envelope in envelopes)
+    note = f"withdrew {gone} at {now_utc():%Y-%m-%dT%H:%M:%SZ}: {reason}"
+    save_record(record.model_copy(update={"approved": None, "envelopes": (), "approval": note}))
+    for envelope in envelopes:
+        click.echo(f"withdrawn:  {envelope.stem} ({envelope} removed)")
     click.echo("next:       memrank build-site, then commit artifacts/ and site/")
+
+
+def _envelopes_of(record: RunRecord, directory: Path) -> list[Path]:
+    """Every envelope in ``directory/runs`` signed for the run: those its record names, and any
+    other whose statement names the same signed run id (an approval recorded before the record
+    listed every envelope, or one signed by hand)."""
+    import orjson
+
+    from memrank.artifacts import open_envelope
+    from memrank.artifacts._statement import facts_of
+    from memrank.runs.registry import RESULT, run_folder
+
+    known = {*record.envelopes, *([record.approved] if record.approved else [])}
+    try:
+        signed_run = facts_of(orjson.loads((run_folder(record.id) / RESULT).read_bytes()))["run_id"]
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        signed_run = None
+    found = []
+    for path in sorted((directory / "runs").glob("*.json")):
+        if path.stem in known:
+            found.append(path)
+            continue
+        try:
+            predicate = orjson.loads(open_envelope(path.read_bytes(), source=str(path)).payload)
+            theirs = predicate["predicate"]["run_id"]
+        except (MemrankError, OSError, orjson.JSONDecodeError, KeyError, TypeError):
+            continue  # not an envelope of a run: the verifier says what it is
+        if signed_run is not None and theirs == signed_run:
+            found.append(path)
+    return found
 
 
 def _keys(key_files: tuple[Path, ...]) -> list[Ed25519PrivateKey]:
@@ -201,7 +241,11 @@ def _sign(
     )
     signers = ", ".join(keyid_of(key.public_key())[:12] for key in keys)
     approval = f"{track}/{division} at {now_utc():%Y-%m-%dT%H:%M:%SZ} by key {signers}"
-    save_record(record.model_copy(update={"approved": attested.artifact_id, "approval": approval}))
+    envelopes = record.envelopes or ((record.approved,) if record.approved else ())
+    update = {"approved": attested.artifact_id, "approval": approval}
+    save_record(
+        record.model_copy(update={**update, "envelopes": (*envelopes, attested.artifact_id)})
+    )
     click.echo(f"approved:   {record.id} as {attested.artifact_id}")
     click.echo(f"envelope:   {attested.envelope}")
     click.echo(f"scores:     {attested.scores_file}")

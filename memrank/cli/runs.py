@@ -70,7 +70,13 @@ def submit_command(
 
 @click.command("watch")
 @click.argument("run_id", metavar="ID")
-@click.option("--interval", default=0.5, show_default=True, help="Seconds between looks.")
+@click.option(
+    "--interval",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(0.01, 3600),
+    help="Seconds between looks.",
+)
 def watch_command(run_id: str, interval: float) -> None:
     """Follow run ID until it ends: progress on stderr, then its result; exits as it did."""
     from memrank.runs.registry import LOG, RESULT, RunState, find, run_folder, tasks_done
@@ -272,6 +278,7 @@ def show_command(run_id: str, with_result: bool) -> None:
         ("journal", str(folder / JOURNAL) if (folder / JOURNAL).is_file() else "-"),
         ("log", str(folder / LOG) if (folder / LOG).is_file() else "-"),
         ("artifact", record.approved or "-"),
+        ("envelopes", " ".join(record.envelopes) or "-"),
         ("approval", record.approval or "-"),
     ]
     if record.error:

@@ -17,7 +17,13 @@ _AUTH_HELP = (
 @click.command("serve")
 @click.argument("system_name", metavar="SYSTEM")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, help="Port to listen on (0: any free).")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free).",
+)
 @click.option("--auth", "auth_spec", metavar="SCHEME:ENVVAR", help=f"Require a key. {_AUTH_HELP}")
 def serve_command(system_name: str, host: str, port: int, auth_spec: str | None) -> None:
     """Serve the memory SYSTEM (a name from `memrank catalog`) over the Add/Search contract.

@@ -79,6 +79,9 @@ class RunRecord(BaseModel):
     """Why it failed or stopped, in one line."""
     approved: str | None = None
     """The artifact id it was published as, once approved."""
+    envelopes: tuple[str, ...] = ()
+    """Every artifact id signed for it, oldest first: the approval, then each correction.
+    A withdrawal takes them all off the board."""
     approval: str | None = None
     """Who approved it, for which track and division, when."""
 

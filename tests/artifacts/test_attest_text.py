@@ -30,6 +30,15 @@ def _with(result: Result, **fields: object) -> Result:
         ({"components": {"embedder": "mini\u200dlm"}}, "U+200D"),
         ({"name": "L" * 10_000}, "10,000 characters long; at most 80"),
         ({"version": "9" * 101}, "101 characters long; at most 100"),
+        # Default_Ignorable_Code_Point and Variation_Selector characters that are printable
+        # marks or letters: four rows all reading "BM25Adapter"
+        ({"name": "BM25\u034fAdapter"}, "U+034F"),
+        ({"version": "1\ufe0f"}, "U+FE0F"),
+        ({"components": {"BM25\u180b": "1.0"}}, "U+180B"),
+        ({"declared_name": "BM25\u17b4Adapter"}, "U+17B4"),
+        ({"components": {"embedder": "x" * 10_000}}, "10,000 characters long; at most 200"),
+        ({"components": {"k" * 81: "x"}}, "81 characters long; at most 80"),
+        ({"components": {f"c{i}": "x" for i in range(65)}}, "65 entries long; at most 64"),
     ],
 )
 def test_hidden_or_endless_text_is_refused_before_anything_is_written(

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 import memrank
 from memrank import Clearing, Document, Evaluation, Expected, Task
-from memrank.artifacts import Root, _attest, attest, sign_root, write_root
+from memrank.artifacts import Root, _semantic, attest, sign_root, write_root
 from memrank.board.model import Board
 from memrank.board.site import make
 from memrank.provenance import Evidence
@@ -184,7 +184,7 @@ def sign_artifacts(
     (directory / "board.toml").write_text(board_toml)
     with pytest.MonkeyPatch.context() as patch:
         if before_text_checks:
-            patch.setattr(_attest, "_shown_text_is_plain", lambda result: None)
+            patch.setattr(_semantic, "check_shown_text", lambda system: None)
         for position, run in enumerate(runs):
             attest(
                 run.result,

