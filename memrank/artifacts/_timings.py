@@ -39,9 +39,14 @@ TIMING_MEASURE = "latency"
 
 
 def is_timing_value(value: dict[str, Any]) -> bool:
-    """Whether a value (as JSON) was read from the clock."""
+    """Whether a value (as JSON) was read from the clock: a whole-run value (no task, no
+    group) of the latency measure. A task's value of any name stays in the result file."""
     measure = str(value.get("measure", ""))
-    return measure == TIMING_MEASURE or measure.startswith(TIMING_MEASURE + ".")
+    return (
+        (measure == TIMING_MEASURE or measure.startswith(TIMING_MEASURE + "."))
+        and value.get("task_id") is None
+        and value.get("group") is None
+    )
 
 
 @dataclass(frozen=True)

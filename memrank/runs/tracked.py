@@ -284,10 +284,10 @@ def _go(
     else:
         journal = Journal.start(journal_path, request.evaluation, evaluation.version, now_utc())
     observer = _observer(request, record, evaluation, journal, progress)
-    tell(f"running:    {len(evaluation.tasks)} task(s) in {evaluation.unit_count()} unit(s)")
     limits = made.time_limits()
     if limits is not None:  # over the wire: how long anything can take, said before it does
         print(limits, file=sys.stderr, flush=True)
+    tell(f"running:    {len(evaluation.tasks)} task(s) in {evaluation.unit_count()} unit(s)")
     shown = observer.inner if isinstance(observer, FailureWatch) else observer
     redraw = shown.redraw if isinstance(shown, Progress) else None
     try:

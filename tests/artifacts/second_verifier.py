@@ -23,7 +23,7 @@ from .second_verifier_crypto import (
     parse,
     parse_canonical,
 )
-from .second_verifier_files import join, scores_of, scores_problem
+from .second_verifier_files import is_clock_value, join, scores_of, scores_problem
 from .second_verifier_schema import committed, root_problem, statement_problem, timestamp
 
 IN_TOTO = "application/vnd.in-toto+json"
@@ -252,10 +252,6 @@ def _check_scores(directory: Path, statement: dict[str, Any]) -> bytes:
     return raw
 
 
-def _is_clock(value: dict[str, Any]) -> bool:
-    return value["measure"] == "latency" or value["measure"].startswith("latency.")
-
-
 def _check_timings(directory: Path, statement: dict[str, Any]) -> dict[str, Any]:
     subject, result = statement["subject"][2], statement["subject"][1]["digest"]["sha256"]
     predicate = statement["predicate"]
@@ -268,7 +264,7 @@ def _check_timings(directory: Path, statement: dict[str, Any]) -> dict[str, Any]
         raise Refused("TimingsDiffer", str(exc)) from None
     if not isinstance(timings, dict) or set(timings) != TIMINGS_KEYS:
         raise Refused("TimingsDiffer", "not the timings file's seven keys")
-    clock = [v for v in predicate["summary"] if _is_clock(v)]
+    clock = [v for v in predicate["summary"] if is_clock_value(v)]
     if (
         timings["schema"] != "memrank.timings/v1"
         or timings["result_sha256"] != result

@@ -18,7 +18,8 @@ DECIDERS = ("memrank", "rule", "model", "system")
 
 def is_clock_value(value: dict[str, Any]) -> bool:
     measure = value["measure"]
-    return measure == "latency" or measure.startswith("latency.")
+    named = measure == "latency" or measure.startswith("latency.")
+    return named and value["task_id"] is None and value["group"] is None
 
 
 def split(run_bytes: bytes) -> tuple[bytes, bytes]:
