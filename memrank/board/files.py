@@ -142,7 +142,8 @@ def _track_json(track: Track) -> dict[str, Any]:
 
 def _compare_json(page: EvaluationPage) -> dict[str, Any]:
     """What the compare-two picker reads: each ranked run, and every two runs' difference
-    (column minus row, over the tasks both decided, four decimals) and p value (six)."""
+    (column minus row, over the tasks both decided, four decimals) and p value (three
+    significant digits, so a small p is never rounded to 0)."""
     return {
         "evaluation": page.column.evaluation,
         "measure": page.column.measure,
@@ -161,7 +162,7 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
             for link, cell in zip(page.rows, page.cells, strict=True)
         ],
         "difference": [[round(d, 4) for d in row] for row in page.differences],
-        "p": [[None if p is None else round(p, 6) for p in row] for row in page.p_values],
+        "p": [[None if p is None else float(f"{p:.3g}") for p in row] for row in page.p_values],
     }
 
 

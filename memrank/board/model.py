@@ -239,12 +239,14 @@ class RunPage(BaseModel):
     superseded_by: str | None
     """The run page of the artifact that corrects this one; a superseded run leaves the table."""
     comparisons: tuple[Comparison, ...]
-    """Other runs shown in the same column, best first: every tie, and the nearest runs the
-    test separates on each side."""
+    """Other runs shown in the same column, best first: the nearest ties, and the nearest runs
+    the test separates on each side."""
     more_better: int = 0
     """Runs significantly better than this one that ``comparisons`` leaves out."""
     more_worse: int = 0
     """Runs significantly worse than this one that ``comparisons`` leaves out."""
+    more_tied: int = 0
+    """Runs tied with this one that ``comparisons`` leaves out (it lists the nearest)."""
     evaluation_path: str | None
     made_from: str
     """sha256 of everything the page is made from (the run's artifact id and key ids, the

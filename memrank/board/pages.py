@@ -54,6 +54,7 @@ def run_page(
         comparisons=shown.comparisons if shown else (),
         more_better=shown.more_better if shown else 0,
         more_worse=shown.more_worse if shown else 0,
+        more_tied=shown.more_tied if shown else 0,
         evaluation_path=shown.evaluation if shown else None,
         made_from=key(
             run.artifact_id,

@@ -20,7 +20,7 @@ from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
 from memrank.measure import Decider, Value
-from memrank.measures.kinds import declared_binary
+from memrank.measures.kinds import declared_binary, declared_range
 from memrank.stats import (
     FEW_CLUSTERS,
     MeanInterval,
@@ -190,7 +190,7 @@ def _means(
     # a share (0/1 values) carries its count, so "12 of 40" can be shown beside 0.300
     shares = np.all(~valid | (picked == 0.0) | (picked == 1.0), axis=1)
     counts = np.where(valid, picked, 0.0).sum(axis=1)
-    intervals = mean_intervals(picked, clusters[mask])
+    intervals = mean_intervals(picked, clusters[mask], declared_range(measure))
     found: dict[int, Headline] = {}
     for at, row in enumerate(rows):
         n = int(decided[at])

@@ -162,6 +162,13 @@ def _signed(value: float | None) -> str:
     return "none" if value is None else f"{value:+.3f}"
 
 
+def _p(value: float | None) -> str:
+    """A p value as a reader takes it: "< 0.001" below a thousandth, never a printed 0."""
+    if value is None:
+        return "none"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
 def _day(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d")
 
@@ -191,6 +198,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "visible": visible,
     "number": _number,
     "signed": _signed,
+    "p": _p,
     "day": _day,
     "moment": _moment,
     "iso": _iso,

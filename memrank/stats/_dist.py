@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["chi2_1_sf", "t_quantile", "t_two_sided_p"]
+__all__ = ["chi2_1_sf", "normal_quantile", "t_quantile", "t_two_sided_p"]
 
 
 def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
@@ -65,7 +65,7 @@ def t_quantile(df: int, two_sided_level: float = 0.05) -> float:
     Newton's method on the two-sided p, from the Cornish-Fisher start, kept inside a bracket
     that halves whenever a step would leave it: a few evaluations, to float resolution.
     """
-    z = _normal_quantile(two_sided_level)
+    z = normal_quantile(two_sided_level)
     t = z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
     low, high = 0.0, max(2.0 * t, 1.0)
     while _p(high, df) > two_sided_level:
@@ -89,7 +89,7 @@ def _p(t: float, df: int) -> float:
     return float(t_two_sided_p(np.array(t), np.array(df)))
 
 
-def _normal_quantile(two_sided_level: float) -> float:
+def normal_quantile(two_sided_level: float) -> float:
     """z with P(|Z| >= z) = level, by bisection on erfc (called once per distinct df)."""
     low, high = 0.0, 40.0
     for _ in range(200):

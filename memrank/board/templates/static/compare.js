@@ -37,7 +37,7 @@
       `${first.name}: ${number(first.mean)} (${interval(first)}, rank ${first.rank}). ` +
       `${second.name}: ${number(second.mean)} (${interval(second)}, rank ${second.rank}). ` +
       `Difference, second minus first, over the tasks both decided: ${signed(difference)}; ` +
-      (p === null ? "no test possible." : `p = ${p.toFixed(4)}: ${verdict} at the ${data.level * 100}% level.`);
+      (p === null ? "no test possible." : `p ${p < 0.001 ? "< 0.001" : "= " + p.toFixed(3)}: ${verdict} at the ${data.level * 100}% level.`);
   }
 
   fetch(form.dataset.source)
