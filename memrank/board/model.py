@@ -173,6 +173,12 @@ class Track(BaseModel):
     rows: tuple[Row, ...]
     """Best rank first."""
 
+    @property
+    def ranking_index(self) -> int | None:
+        """The position of the ranking column among ``columns`` (None when nothing ranks)."""
+        titles = [column.title for column in self.columns]
+        return titles.index(self.ranking_column) if self.ranking_column in titles else None
+
 
 class Undecided(BaseModel):
     """Tasks of one measure left without a value for one reason (absent is not zero)."""

@@ -31,6 +31,8 @@ __all__ = ["DEFAULT_TEMPLATES", "render_pages", "static_files"]
 DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
 """The default theme, shipped inside the package so an installed wheel can build a board."""
 _STATIC = "static"
+HOME_ROWS = 25
+"""Rows of each track the home page shows, best first (the track's page has them all)."""
 
 
 def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
@@ -119,6 +121,7 @@ def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
     environment.filters.update(FILTERS)
     environment.globals["urls"] = urls
     environment.globals["nearest"] = NEAREST
+    environment.globals["home_rows"] = HOME_ROWS
     return environment
 
 
@@ -162,6 +165,15 @@ def _signed(value: float | None) -> str:
     return "none" if value is None else f"{value:+.3f}"
 
 
+def _brief(text: str, longest: int = 16) -> str:
+    """``text`` with each word longer than ``longest`` characters cut short with "…": a
+    table's narrow column then wraps between words and never breaks one (a 40-digit commit
+    as a version). The run page shows the text whole."""
+    return " ".join(
+        word if len(word) <= longest else word[: longest - 1] + "…" for word in text.split(" ")
+    )
+
+
 def _p(value: float | None) -> str:
     """A p value as a reader takes it: "< 0.001" below a thousandth, never a printed 0."""
     if value is None:
@@ -199,6 +211,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "number": _number,
     "signed": _signed,
     "p": _p,
+    "brief": _brief,
     "day": _day,
     "moment": _moment,
     "iso": _iso,
