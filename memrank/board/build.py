@@ -80,7 +80,7 @@ def build_board(
             for run in runs
         ),
         evaluations=tuple(evaluations),
-        changes=changes(runs),
+        changes=changes(runs, identities),
         unlisted=tuple(
             run_link(run, identities, note=notes[run.artifact_id])
             for run in runs
