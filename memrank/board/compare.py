@@ -99,6 +99,7 @@ def evaluation_page(
         rows=tuple(run_link(reading.runs[i], identities) for i in shown),
         cells=tuple(c for c in (cells[reading.positions[i]] for i in shown) if c is not None),
         categories=reading.categories,
+        category_tasks=reading.category_tasks,
         by_category=tuple(by_category),
         notice=reading.notice,
         tasks=reading.tasks,
@@ -158,10 +159,24 @@ def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
         CategoryRow(
             category=name,
             label=label,
-            cell=None if headline is None else cell_of(headline, 0.0, None, None),
+            cell=None
+            if headline is None or headline.value.value is None
+            else cell_of(headline, 0.0, None, None),
+            tasks=0 if headline is None else headline.tasks,
+            of=of,
+            why=_why_none(headline, reading.column.measure),
         )
-        for (name, label), headline in zip(reading.categories, found, strict=False)
+        for (name, label), headline, of in zip(
+            reading.categories, found, reading.category_tasks, strict=False
+        )
     )
+
+
+def _why_none(headline: Headline | None, measure: str) -> str:
+    """Why a category shows no value: the reason its values gave, or that the run has none."""
+    if headline is None:
+        return f"the run carries no {measure} values"
+    return headline.value.why if headline.value.value is None else ""
 
 
 def _comparisons(

@@ -213,6 +213,13 @@ class CategoryRow(BaseModel):
     category: str
     label: str
     cell: Cell | None
+    """None where the run decided none of the category's tasks (``why`` says why)."""
+    tasks: int = 0
+    """The category's tasks the mean is over."""
+    of: int = 0
+    """The category's tasks in the evaluation."""
+    why: str = ""
+    """Why there is no value, where there is none."""
 
 
 class RunPage(BaseModel):
@@ -272,6 +279,8 @@ class EvaluationPage(BaseModel):
     cells: tuple[Cell, ...]
     """Each row's headline cell."""
     categories: tuple[tuple[str, str], ...]
+    category_tasks: tuple[int, ...] = ()
+    """How many tasks each category holds, in the order of ``categories``."""
     by_category: tuple[tuple[Cell | None, ...], ...]
     """Per row, per category."""
     notice: str | None
