@@ -57,11 +57,21 @@ def test_every_interval_in_results_csv_lies_in_its_measure_s_range(tree: dict[st
     assert intervals > 20
 
 
+def test_no_compare_data_file_holds_every_pair(tree: dict[str, bytes]) -> None:
+    for path in (p for p in tree if p.endswith("compare.json")):
+        data = json.loads(tree[path])
+        assert "p" not in data and "difference" not in data
+        folder = path.rpartition("/")[0] + "/pairs/"
+        rows = len(data["runs"])
+        for k in range(rows - 1):
+            pairs = json.loads(tree[f"{folder}{k}.json"])
+            assert len(pairs["p"]) == len(pairs["difference"]) == rows - k - 1
+
+
 def test_no_p_value_is_printed_as_zero(tree: dict[str, bytes]) -> None:
     ps = []
-    for path in (p for p in tree if p.endswith("compare.json")):
-        for row in json.loads(tree[path])["p"]:
-            ps += [p for p in row if p is not None]
+    for path in (p for p in tree if "/pairs/" in p and p.endswith(".json")):
+        ps += [p for p in json.loads(tree[path])["p"] if p is not None]
     assert ps and all(p > 0 for p in ps)
     printed = 0
     for path in (p for p in tree if p.startswith("runs/") and p.endswith(".html")):
