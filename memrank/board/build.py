@@ -172,6 +172,7 @@ def _track(
                 cells=tuple(column[position] for column in cells),
                 overall=overall[position],
                 published=max(run.predicate.issued_at for run in placed[key].values()),
+                latency_ms=_latency(placed[key].get(ranking.evaluation if ranking else "", first)),
             )
         )
     order = sorted(range(len(keys)), key=lambda i: _order(rows[i], ranked_by, ranking))
@@ -203,6 +204,16 @@ def _track(
         notes=notes,
         shown=shown,
     )
+
+
+LATENCY = "latency.retrieve.p50"
+"""The run summary's value a row's latency column shows."""
+
+
+def _latency(run: VerifiedRun) -> float | None:
+    """The run's signed median retrieve latency in ms, or None when it records none."""
+    found = [v.value for v in run.predicate.summary if v.measure == LATENCY]
+    return found[0] if len(found) == 1 else None
 
 
 def _place(

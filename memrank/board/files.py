@@ -148,6 +148,7 @@ def _track_json(track: Track) -> dict[str, Any]:
                     for column, cell in zip(track.columns, row.cells, strict=True)
                 },
                 "overall": _cell_json(row.overall),
+                "latency_retrieve_p50_ms": row.latency_ms,
             }
             for row in track.rows
         ],
@@ -217,6 +218,7 @@ def _track_csv(track: Track) -> bytes:
         header += [f"{column.evaluation} {column.measure} {part}".strip() for part in parts]
     if track.overall is not None:
         header += [track.overall.measure, f"{track.overall.measure} why"]
+    header.append("latency.retrieve.p50 ms")
     writer.writerow([_text(name) for name in header])
     for row in track.rows:
         line = [
@@ -233,6 +235,7 @@ def _track_csv(track: Track) -> bytes:
             line += _cell_csv(cell)
         if track.overall is not None:
             line += [_number(row.overall), _text(row.overall.value.why if row.overall else "")]
+        line.append("" if row.latency_ms is None else repr(row.latency_ms))
         writer.writerow(line)
     return out.getvalue().encode("utf-8")
 

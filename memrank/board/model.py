@@ -150,6 +150,10 @@ class Row(BaseModel):
     a column it combines has no value for this row."""
     published: UTCDateTime
     """When the newest run shown in the row was attested."""
+    latency_ms: float | None = None
+    """The median retrieve latency (``latency.retrieve.p50``, ms) of the row's run on the
+    ranking column (else its first run), as measured on the publisher's machine; None when the
+    run records none."""
 
 
 class Track(BaseModel):

@@ -174,6 +174,13 @@ def _brief(text: str, longest: int = 16) -> str:
     )
 
 
+def _milliseconds(value: float | None) -> str:
+    """A duration in ms as measured (three significant figures), or "none" when not recorded."""
+    if value is None:
+        return "none"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def _p(value: float | None) -> str:
     """A p value as a reader takes it: "< 0.001" below a thousandth, never a printed 0."""
     if value is None:
@@ -211,6 +218,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "number": _number,
     "signed": _signed,
     "p": _p,
+    "milliseconds": _milliseconds,
     "brief": _brief,
     "day": _day,
     "moment": _moment,
