@@ -22,7 +22,7 @@ from memrank.board.compare import Shown
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
-from memrank.board.pages import run_link, run_page, version_shown
+from memrank.board.pages import histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
@@ -63,22 +63,23 @@ def build_board(
     for run in current:
         if run.predicate.track not in config.tracks:
             notes[run.artifact_id] = f"track {run.predicate.track!r} is not in board.toml"
+    pages = tuple(
+        run_page(
+            run,
+            identities.get(run.predicate.system.name),
+            superseded.get(run.artifact_id),
+            shown.get(run.artifact_id),
+            config.site.results_store,
+        )
+        for run in runs
+    )
     return Board(
         title=config.site.title,
         description=config.site.description,
         base_url=config.site.base_url,
         updated=updated or max((run.predicate.issued_at for run in runs), default=None),
         tracks=tuple(tracks),
-        runs=tuple(
-            run_page(
-                run,
-                identities.get(run.predicate.system.name),
-                superseded.get(run.artifact_id),
-                shown.get(run.artifact_id),
-                config.site.results_store,
-            )
-            for run in runs
-        ),
+        runs=pages,
         evaluations=tuple(evaluations),
         changes=changes(runs, identities),
         unlisted=tuple(
@@ -89,6 +90,7 @@ def build_board(
         docs=docs,
         trust=trust,
         roots=root_history(roots),
+        histories=histories(pages, [run_link(run, identities) for run in runs]),
     )
 
 

@@ -269,6 +269,7 @@ def _sitemap(board: Board) -> bytes:
     pages += [track.path for track in board.tracks]
     pages += [run.path for run in board.runs]
     pages += [page.path for page in board.evaluations]
+    pages += [history.path for history in board.histories]
     pages.append(urls.CHANGELOG)
     pages += [doc.path for doc in board.docs]
     lines = ['<?xml version="1.0" encoding="UTF-8"?>']

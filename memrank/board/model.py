@@ -265,6 +265,8 @@ class RunPage(BaseModel):
     more_tied: int = 0
     """Runs tied with this one that ``comparisons`` leaves out (it lists the nearest)."""
     evaluation_path: str | None
+    history_path: str = ""
+    """The page of every published run of this system."""
     made_from: str
     """sha256 of everything the page is made from (the run's artifact id and key ids, the
     identity, the column reading it is shown in, the results store, what corrects it): two
@@ -378,6 +380,27 @@ class Frame(BaseModel):
     trust_version: int
 
 
+class HistoryEntry(BaseModel):
+    """One published run of a system, as its history lists it."""
+
+    model_config = _FROZEN
+    link: RunLink
+    column: str | None
+    """The column whose table shows it; None when no table does (its note says why)."""
+    headline: Cell | None
+    """What that table shows for it."""
+
+
+class SystemHistory(BaseModel):
+    """Every published run of one system, every version, oldest first."""
+
+    model_config = _FROZEN
+    path: str
+    system: str
+    display: str
+    entries: tuple[HistoryEntry, ...]
+
+
 class Board(BaseModel):
     """The whole site's content."""
 
@@ -399,6 +422,8 @@ class Board(BaseModel):
     """The trust root the artifacts were verified against; trust.json publishes it."""
     roots: tuple[RootVersion, ...] = ()
     """The trust root's verified versions, newest first; empty when the build was given no chain."""
+    histories: tuple[SystemHistory, ...] = ()
+    """One page per signed system name: its runs across versions and evaluations."""
 
     def frame(self) -> Frame:
         return Frame(

@@ -77,6 +77,8 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
         own(run.path, "run.html", {"run": run}, made_from=run.made_from)
     for evaluation in board.evaluations:
         own(evaluation.path, "evaluation.html", {"evaluation": evaluation})
+    for history in board.histories:
+        own(history.path, "history.html", {"history": history})
     whole(urls.CHANGELOG, "changes.html")
     for doc in board.docs:
         own(doc.path, "doc.html", {"doc": doc})

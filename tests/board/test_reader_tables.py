@@ -1,5 +1,5 @@
-"""Per-category tables: categories in natural order, each with its question count, and every
-"none" with its reason."""
+"""What a reader looks for in the tables: categories in natural order, each with its question
+count and every "none" with its reason; and each system's history across versions."""
 
 from __future__ import annotations
 
@@ -54,3 +54,16 @@ def test_every_per_category_table_says_how_many_questions_each_category_holds(
     assert [of for _, of in rows] == list(page.category_tasks)
     shown = tree[run.path].decode().partition('id="categories-heading"')[2]
     assert len(re.findall(r"<td class=\"number\">\d+ of \d+</td>", shown)) == 3
+
+
+def test_a_system_s_history_lists_every_published_run_of_it(
+    board_and_tree: tuple[Board, dict[str, bytes]],
+) -> None:
+    board, tree = board_and_tree
+    assert {h.system for h in board.histories} == {"WordOverlapAdapter", "NoContextAdapter"}
+    history = next(h for h in board.histories if h.system == "WordOverlapAdapter")
+    runs = [r for r in board.runs if r.predicate.system.name == "WordOverlapAdapter"]
+    assert [e.link.path for e in history.entries] == [r.path for r in runs]
+    page = tree[history.path].decode()
+    assert all(f"{e.headline.value.value:.3f}" in page for e in history.entries if e.headline)
+    assert 'href="../../systems/' in tree[runs[0].path].decode()
