@@ -8,6 +8,7 @@ a rendered docs page, is marked safe where it is made (``memrank.board.docs``).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -167,13 +168,14 @@ def _signed(value: float | None) -> str:
     return "none" if value is None else f"{value:+.3f}"
 
 
-def _brief(text: str, longest: int = 16) -> str:
-    """``text`` with each word longer than ``longest`` characters cut short with "…": a
-    table's narrow column then wraps between words and never breaks one (a 40-digit commit
-    as a version). The run page shows the text whole."""
-    return " ".join(
-        word if len(word) <= longest else word[: longest - 1] + "…" for word in text.split(" ")
-    )
+_LONG_DIGITS = re.compile(r"[0-9a-fA-F]{17,}")
+
+
+def _brief(text: str) -> str:
+    """``text`` with each run of more than 16 hex digits (a commit as a version) cut to its
+    first 12 and "…": a table's narrow column then wraps between words and never breaks one.
+    The run page shows the text whole; any other text is left as it is."""
+    return _LONG_DIGITS.sub(lambda found: found.group()[:12] + "…", text)
 
 
 def _milliseconds(value: float | None) -> str:
