@@ -31,8 +31,8 @@ def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
         where = df == nu
         inside[where] = _t_inside(t[where], int(nu))
     tail = 1.0 - inside
-    # 1 - inside loses every digit below about 1e-16; where the tail is that far out, its
-    # asymptotic form (within 1% below 1e-6), so a tiny p is tiny, never 0.
+    # 1 - inside keeps about 1e-16 absolute, so below 1e-12 it has lost its digits (and below
+    # 1e-16 reads 0): there the tail's asymptotic form (within 1%), so a tiny p is never 0.
     far = (tail < _FAR) & np.isfinite(t)
     if far.any():
         tail[far] = _far_tail(t[far], df[far])
@@ -40,7 +40,7 @@ def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     return clipped
 
 
-_FAR = 1e-8
+_FAR = 1e-12
 
 
 def _far_tail(t: np.ndarray, df: np.ndarray) -> np.ndarray:
