@@ -81,7 +81,8 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _pages(board: Board) -> list[str]:
-    """The home page, every track, every evaluation page and the run pages of one track."""
+    """The home page, every track, every evaluation page, the run pages of one track and
+    three systems' histories."""
     first_track = board.tracks[0].name
     runs = [run.path for run in board.runs if run.path and first_track in run.evaluation_path]
     return [
@@ -89,6 +90,7 @@ def _pages(board: Board) -> list[str]:
         *(track.path for track in board.tracks),
         *(page.path for page in board.evaluations),
         *runs,
+        *(history.path for history in board.histories[:3]),
     ]
 
 
