@@ -23,7 +23,7 @@ from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.lookalikes import look_alikes
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
-from memrank.board.pages import run_link, run_page, version_shown
+from memrank.board.pages import histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
 from memrank.errors import BoardConfigError
 from memrank.measure import Decider, Value
@@ -67,25 +67,26 @@ def build_board(
     for run in current:
         if run.predicate.track not in config.tracks:
             notes[run.artifact_id] = f"track {run.predicate.track!r} is not in board.toml"
+    pages = tuple(
+        run_page(
+            run,
+            identities.get(run.predicate.system.name),
+            superseded.get(run.artifact_id),
+            shown.get(run.artifact_id),
+            config.site.results_store,
+            stored,
+        )
+        for run in runs
+    )
     return Board(
         title=config.site.title,
         description=config.site.description,
         base_url=config.site.base_url,
         updated=updated or max((run.predicate.issued_at for run in runs), default=None),
         tracks=tuple(tracks),
-        runs=tuple(
-            run_page(
-                run,
-                identities.get(run.predicate.system.name),
-                superseded.get(run.artifact_id),
-                shown.get(run.artifact_id),
-                config.site.results_store,
-                stored,
-            )
-            for run in runs
-        ),
+        runs=pages,
         evaluations=tuple(evaluations),
-        changes=changes(runs),
+        changes=changes(runs, identities),
         unlisted=tuple(
             run_link(run, identities, note=notes[run.artifact_id])
             for run in runs
@@ -94,6 +95,7 @@ def build_board(
         docs=docs,
         trust=trust,
         roots=root_history(roots),
+        histories=histories(pages, [run_link(run, identities) for run in runs]),
     )
 
 
@@ -177,6 +179,7 @@ def _track(
                 cells=tuple(column[position] for column in cells),
                 overall=overall[position],
                 published=max(run.predicate.issued_at for run in placed[key].values()),
+                latency_ms=_latency(placed[key].get(ranking.evaluation if ranking else "", first)),
             )
         )
     order = sorted(range(len(keys)), key=lambda i: _order(rows[i], ranked_by, ranking))
@@ -208,6 +211,16 @@ def _track(
         notes=notes,
         shown=shown,
     )
+
+
+LATENCY = "latency.retrieve.p50"
+"""The run summary's value a row's latency column shows."""
+
+
+def _latency(run: VerifiedRun) -> float | None:
+    """The run's signed median retrieve latency in ms, or None when it records none."""
+    found = [v.value for v in run.predicate.summary if v.measure == LATENCY]
+    return found[0] if len(found) == 1 else None
 
 
 def _place(

@@ -8,15 +8,15 @@ artifacts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from xml.sax.saxutils import escape, quoteattr
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
-from memrank.board.model import Board, Change, RootVersion, Words
-from memrank.board.pages import version_shown
+from memrank.board.model import Board, Change, Identity, RootVersion, Words
+from memrank.board.pages import run_link
 from memrank.board.text import visible
 
 __all__ = ["FEED_ENTRIES", "changes", "feed"]
@@ -26,13 +26,17 @@ FEED_ENTRIES = 100
 them all."""
 
 
-def changes(runs: Sequence[VerifiedRun]) -> tuple[Change, ...]:
-    """One line per run added and one per run it corrects, newest first."""
+def changes(
+    runs: Sequence[VerifiedRun], identities: Mapping[str, Identity] | None = None
+) -> tuple[Change, ...]:
+    """One line per run added and one per run it corrects, newest first; each system by its
+    display name where the systems file gives one (its signed class name otherwise)."""
     found = []
     for run in runs:
         p = run.predicate
+        link = run_link(run, identities or {})
         what = (
-            f"{p.system.name} ({version_shown(run)}) on {p.evaluation.name} {p.evaluation.version}"
+            f"{link.display} ({link.version_shown}) on {p.evaluation.name} {p.evaluation.version}"
         )
         found.append(
             Change(

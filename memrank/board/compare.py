@@ -32,7 +32,9 @@ from memrank.stats import LEVEL
 __all__ = ["NEAREST", "Shown", "cell_of", "evaluation_page", "shown_in"]
 
 NEAREST = 10
-"""Separated runs a run page lists on each side of it, nearest first."""
+"""Separated runs a run page lists on each side of it, nearest first; and the tied runs it
+lists, nearest in standing first (more ties are counted, not listed: on a crowded board most
+close systems tie, and a page listing them all grows with the board)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class Shown:
     more_better: int
     """Runs significantly better that the page does not list (beyond the nearest)."""
     more_worse: int
+    more_tied: int
+    """Runs tied with it that the page does not list (beyond the nearest)."""
     evaluation: str
     undecided: tuple[Undecided, ...] = ()
     """The run's undecided values, per measure and reason (``pages.undecided_of``)."""
@@ -95,6 +99,7 @@ def evaluation_page(
         rows=tuple(run_link(reading.runs[i], identities) for i in shown),
         cells=tuple(c for c in (cells[reading.positions[i]] for i in shown) if c is not None),
         categories=reading.categories,
+        category_tasks=reading.category_tasks,
         by_category=tuple(by_category),
         notice=reading.notice,
         tasks=reading.tasks,
@@ -126,7 +131,9 @@ def shown_in(
     for index, run in enumerate(reading.runs):
         cell = cells[reading.positions[index]]
         assert cell is not None  # every run of a reading has its cell
-        comparisons, more_better, more_worse = _comparisons(reading, index, links, standing)
+        comparisons, more_better, more_worse, more_tied = _comparisons(
+            reading, index, links, standing
+        )
         shown[run.artifact_id] = Shown(
             cell=cell,
             column=reading.column.title,
@@ -134,6 +141,7 @@ def shown_in(
             comparisons=comparisons,
             more_better=more_better,
             more_worse=more_worse,
+            more_tied=more_tied,
             evaluation=page,
             undecided=undecided_of(run),
         )
@@ -151,29 +159,41 @@ def _categories(reading: ColumnReading, index: int) -> tuple[CategoryRow, ...]:
         CategoryRow(
             category=name,
             label=label,
-            cell=None if headline is None else cell_of(headline, 0.0, None, None),
+            cell=None
+            if headline is None or headline.value.value is None
+            else cell_of(headline, 0.0, None, None),
+            tasks=0 if headline is None else headline.tasks,
+            of=of,
+            why=_why_none(headline, reading.column.measure),
         )
-        for (name, label), headline in zip(reading.categories, found, strict=False)
+        for (name, label), headline, of in zip(
+            reading.categories, found, reading.category_tasks, strict=False
+        )
     )
+
+
+def _why_none(headline: Headline | None, measure: str) -> str:
+    """Why a category shows no value: the reason its values gave, or that the run has none."""
+    if headline is None:
+        return f"the run carries no {measure} values"
+    return headline.value.why if headline.value.value is None else ""
 
 
 def _comparisons(
     reading: ColumnReading, index: int, links: Sequence[RunLink], standing: Sequence[int]
-) -> tuple[tuple[Comparison, ...], int, int]:
+) -> tuple[tuple[Comparison, ...], int, int, int]:
     """What the run page of ``reading.runs[index]`` lists against the others (see ``_nearest``).
     Listing every other run on every run page would grow the site with the square of the runs;
     the evaluation page's compare-two and matrix hold every pair."""
     if index not in reading.ranked:
-        return (), 0, 0
+        return (), 0, 0, 0
     k = reading.ranked.index(index)  # at most a few hundred runs per column
     higher = reading.column.direction is Direction.HIGHER
     differences, p_values = reading.differences[k], reading.p_values[k]
     with np.errstate(invalid="ignore"):  # NaN p (nothing to test) is never separated
         separated = (p_values < LEVEL) & (differences != 0)
     better_side = (differences > 0) == higher
-    listed, more_better, more_worse = _nearest(
-        [m for m in standing if m != k], separated, better_side
-    )
+    listed, more_better, more_worse, more_tied = _nearest(standing, k, separated, better_side)
     comparisons = tuple(
         Comparison(
             other=links[reading.ranked[m]],
@@ -184,20 +204,29 @@ def _comparisons(
         )
         for m in listed
     )
-    return comparisons, more_better, more_worse
+    return comparisons, more_better, more_worse, more_tied
 
 
 def _nearest(
-    others: Sequence[int], separated: np.ndarray, better_side: np.ndarray
-) -> tuple[list[int], int, int]:
-    """Of ``others`` (best first), every tie and the ``NEAREST`` separated ones on each side,
-    in order; and how many better and worse ones are left out."""
+    standing: Sequence[int], k: int, separated: np.ndarray, better_side: np.ndarray
+) -> tuple[list[int], int, int, int]:
+    """Of the runs in ``standing`` (best first) other than ``k``: the ``NEAREST`` ties nearest
+    to ``k`` in standing and the ``NEAREST`` separated ones on each side, in order; and how many
+    better, worse and tied ones are left out."""
     apart, above = separated.tolist(), better_side.tolist()  # Python bools: read per element
+    place = {m: at for at, m in enumerate(standing)}
+    others = [m for m in standing if m != k]
     better = [m for m in others if apart[m] and above[m]]
     worse = [m for m in others if apart[m] and not above[m]]
-    kept = set(better[-NEAREST:] + worse[:NEAREST])
-    listed = [m for m in others if not apart[m] or m in kept]
-    return listed, max(0, len(better) - NEAREST), max(0, len(worse) - NEAREST)
+    tied = sorted((m for m in others if not apart[m]), key=lambda m: abs(place[m] - place[k]))
+    kept = set(better[-NEAREST:] + worse[:NEAREST] + tied[:NEAREST])
+    listed = [m for m in others if m in kept]
+    return (
+        listed,
+        max(0, len(better) - NEAREST),
+        max(0, len(worse) - NEAREST),
+        max(0, len(tied) - NEAREST),
+    )
 
 
 def _value(reading: ColumnReading, m: int) -> float:

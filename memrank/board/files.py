@@ -59,10 +59,24 @@ def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
                 page.forest_path: forest(page),
                 page.matrix_path: matrix(page),
                 page.data_path: _json(_compare_json(page), indent=False),
+                **{
+                    _pairs_path(page, k): _json(_pairs_json(page, k), indent=False)
+                    for k in range(len(page.rows) - 1)
+                },
             }
         ),
     )
     return unpack_files(packed)
+
+
+def _pairs_path(page: EvaluationPage, k: int) -> str:
+    """The file of the ``k``-th ranked run's pairs with the runs after it, beside compare.json."""
+    return page.data_path.rpartition("/")[0] + f"/{PAIRS_FOLDER}/{k}.json"
+
+
+PAIRS_FOLDER = "pairs"
+"""compare.json holds the runs; pairs/<k>.json run k's pairs with every later run, so no file
+holds every pair (a column of 200 runs: 200 files of at most 3 KB, not one of 600 KB)."""
 
 
 def manifest(board: Board, files: dict[str, bytes]) -> bytes:
@@ -135,6 +149,7 @@ def _track_json(track: Track) -> dict[str, Any]:
                     for column, cell in zip(track.columns, row.cells, strict=True)
                 },
                 "overall": _cell_json(row.overall),
+                "latency_retrieve_p50_ms": row.latency_ms,
             }
             for row in track.rows
         ],
@@ -142,13 +157,14 @@ def _track_json(track: Track) -> dict[str, Any]:
 
 
 def _compare_json(page: EvaluationPage) -> dict[str, Any]:
-    """What the compare-two picker reads: each ranked run, and every two runs' difference
-    (column minus row, over the tasks both decided, four decimals) and p value (six)."""
+    """What the compare-two picker reads first: each ranked run; the picker then reads the
+    pairs of the better-placed of the two from ``pairs/<k>.json`` (``_pairs_json``)."""
     return {
         "evaluation": page.column.evaluation,
         "measure": page.column.measure,
         "direction": page.column.direction.value,
         "level": LEVEL,
+        "pairs": PAIRS_FOLDER,
         "runs": [
             {
                 "name": link.display,
@@ -161,8 +177,17 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
             }
             for link, cell in zip(page.rows, page.cells, strict=True)
         ],
-        "difference": [[round(d, 4) for d in row] for row in page.differences],
-        "p": [[None if p is None else round(p, 6) for p in row] for row in page.p_values],
+    }
+
+
+def _pairs_json(page: EvaluationPage, k: int) -> dict[str, Any]:
+    """Run ``k`` against each later run j (in rank order): the difference, j minus k, over the
+    tasks both decided (four decimals), and p (three significant digits, so a small p is never
+    rounded to 0). The pair the other way round is the same p and the opposite difference."""
+    differences, p_values = page.differences[k][k + 1 :], page.p_values[k][k + 1 :]
+    return {
+        "difference": [round(d, 4) for d in differences],
+        "p": [None if p is None else float(f"{p:.3g}") for p in p_values],
     }
 
 
@@ -198,6 +223,7 @@ def _track_csv(track: Track) -> bytes:
         header += [f"{column.evaluation} {column.measure} {part}".strip() for part in parts]
     if track.overall is not None:
         header += [track.overall.measure, f"{track.overall.measure} why"]
+    header.append("latency.retrieve.p50 ms")
     writer.writerow([_text(name) for name in header])
     for row in track.rows:
         line = [
@@ -214,6 +240,7 @@ def _track_csv(track: Track) -> bytes:
             line += _cell_csv(cell)
         if track.overall is not None:
             line += [_number(row.overall), _text(row.overall.value.why if row.overall else "")]
+        line.append("" if row.latency_ms is None else repr(row.latency_ms))
         writer.writerow(line)
     return out.getvalue().encode("utf-8")
 
@@ -247,6 +274,7 @@ def _sitemap(board: Board) -> bytes:
     pages += [track.path for track in board.tracks]
     pages += [run.path for run in board.runs]
     pages += [page.path for page in board.evaluations]
+    pages += [history.path for history in board.histories]
     pages.append(urls.CHANGELOG)
     pages += [doc.path for doc in board.docs]
     lines = ['<?xml version="1.0" encoding="UTF-8"?>']

@@ -150,6 +150,10 @@ class Row(BaseModel):
     a column it combines has no value for this row."""
     published: UTCDateTime
     """When the newest run shown in the row was attested."""
+    latency_ms: float | None = None
+    """The median retrieve latency (``latency.retrieve.p50``, ms) of the row's run on the
+    ranking column (else its first run), as measured on the publisher's machine; None when the
+    run records none."""
 
 
 class Track(BaseModel):
@@ -172,6 +176,12 @@ class Track(BaseModel):
     """The title of the column the rank comes from."""
     rows: tuple[Row, ...]
     """Best rank first."""
+
+    @property
+    def ranking_index(self) -> int | None:
+        """The position of the ranking column among ``columns`` (None when nothing ranks)."""
+        titles = [column.title for column in self.columns]
+        return titles.index(self.ranking_column) if self.ranking_column in titles else None
 
 
 class Undecided(BaseModel):
@@ -207,6 +217,13 @@ class CategoryRow(BaseModel):
     category: str
     label: str
     cell: Cell | None
+    """None where the run decided none of the category's tasks (``why`` says why)."""
+    tasks: int = 0
+    """The category's tasks the mean is over."""
+    of: int = 0
+    """The category's tasks in the evaluation."""
+    why: str = ""
+    """Why there is no value, where there is none."""
 
 
 class RunPage(BaseModel):
@@ -243,13 +260,17 @@ class RunPage(BaseModel):
     superseded_by: str | None
     """The run page of the artifact that corrects this one; a superseded run leaves the table."""
     comparisons: tuple[Comparison, ...]
-    """Other runs shown in the same column, best first: every tie, and the nearest runs the
-    test separates on each side."""
+    """Other runs shown in the same column, best first: the nearest ties, and the nearest runs
+    the test separates on each side."""
     more_better: int = 0
     """Runs significantly better than this one that ``comparisons`` leaves out."""
     more_worse: int = 0
     """Runs significantly worse than this one that ``comparisons`` leaves out."""
+    more_tied: int = 0
+    """Runs tied with this one that ``comparisons`` leaves out (it lists the nearest)."""
     evaluation_path: str | None
+    history_path: str = ""
+    """The page of every published run of this system."""
     made_from: str
     """sha256 of everything the page is made from (the run's artifact id and key ids, the
     identity, the column reading it is shown in, the results store, what corrects it): two
@@ -268,6 +289,8 @@ class EvaluationPage(BaseModel):
     cells: tuple[Cell, ...]
     """Each row's headline cell."""
     categories: tuple[tuple[str, str], ...]
+    category_tasks: tuple[int, ...] = ()
+    """How many tasks each category holds, in the order of ``categories``."""
     by_category: tuple[tuple[Cell | None, ...], ...]
     """Per row, per category."""
     notice: str | None
@@ -361,6 +384,27 @@ class Frame(BaseModel):
     trust_version: int
 
 
+class HistoryEntry(BaseModel):
+    """One published run of a system, as its history lists it."""
+
+    model_config = _FROZEN
+    link: RunLink
+    column: str | None
+    """The column whose table shows it; None when no table does (its note says why)."""
+    headline: Cell | None
+    """What that table shows for it."""
+
+
+class SystemHistory(BaseModel):
+    """Every published run of one system, every version, oldest first."""
+
+    model_config = _FROZEN
+    path: str
+    system: str
+    display: str
+    entries: tuple[HistoryEntry, ...]
+
+
 class Board(BaseModel):
     """The whole site's content."""
 
@@ -382,6 +426,8 @@ class Board(BaseModel):
     """The trust root the artifacts were verified against; trust.json publishes it."""
     roots: tuple[RootVersion, ...] = ()
     """The trust root's verified versions, newest first; empty when the build was given no chain."""
+    histories: tuple[SystemHistory, ...] = ()
+    """One page per signed system name: its runs across versions and evaluations."""
 
     def frame(self) -> Frame:
         return Frame(

@@ -1,5 +1,6 @@
-"""A run page from a verified run, the links that point at it, and the bytes it offers for
-download (the signed envelope only: the result file stays in the results store)."""
+"""A run page from a verified run, the links that point at it, the bytes it offers for
+download (the signed envelope only: the result file stays in the results store), and each
+system's history of runs."""
 
 from __future__ import annotations
 
@@ -10,12 +11,27 @@ from typing import TYPE_CHECKING
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
 from memrank.board.memo import key
-from memrank.board.model import Identity, RunLink, RunPage, Undecided
+from memrank.board.model import (
+    HistoryEntry,
+    Identity,
+    RunLink,
+    RunPage,
+    SystemHistory,
+    Undecided,
+)
 
 if TYPE_CHECKING:
     from memrank.board.compare import Shown
 
-__all__ = ["EXAMPLES", "downloads", "run_link", "run_page", "undecided_of", "version_shown"]
+__all__ = [
+    "EXAMPLES",
+    "downloads",
+    "histories",
+    "run_link",
+    "run_page",
+    "undecided_of",
+    "version_shown",
+]
 
 EXAMPLES = 5
 """Task ids a run page lists per reason a value is missing; the scores file has them all."""
@@ -58,7 +74,9 @@ def run_page(
         comparisons=shown.comparisons if shown else (),
         more_better=shown.more_better if shown else 0,
         more_worse=shown.more_worse if shown else 0,
+        more_tied=shown.more_tied if shown else 0,
         evaluation_path=shown.evaluation if shown else None,
+        history_path=urls.system(run.predicate.system.name),
         made_from=key(
             run.artifact_id,
             *run.keyids,
@@ -68,6 +86,27 @@ def run_page(
             str(run.result_path is not None),
             superseded_by or "",
         ),
+    )
+
+
+def histories(runs: Sequence[RunPage], links: Sequence[RunLink]) -> tuple[SystemHistory, ...]:
+    """Per signed system name, its runs oldest first with what the table shows of each;
+    ``links`` are the runs' links, in the order of ``runs``."""
+    by_system: dict[str, list[HistoryEntry]] = {}
+    for run, link in sorted(
+        zip(runs, links, strict=True), key=lambda r: (r[1].issued_at, r[1].path)
+    ):
+        by_system.setdefault(link.system, []).append(
+            HistoryEntry(link=link, column=run.column, headline=run.headline)
+        )
+    return tuple(
+        SystemHistory(
+            path=urls.system(system),
+            system=system,
+            display=entries[-1].link.display,
+            entries=tuple(entries),
+        )
+        for system, entries in sorted(by_system.items())
     )
 
 

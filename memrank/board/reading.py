@@ -10,6 +10,7 @@ cost grows with the rows' task columns, not with a page per pair.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,7 +21,7 @@ from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
 from memrank.measure import Decider, Value
-from memrank.measures.kinds import declared_binary
+from memrank.measures.kinds import declared_binary, declared_range
 from memrank.stats import (
     FEW_CLUSTERS,
     MeanInterval,
@@ -42,6 +43,8 @@ class Headline:
 
     value: Value
     interval: Interval | None
+    tasks: int = 0
+    """The tasks the value is a mean over (0 for a whole-run value)."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,11 @@ class ColumnReading:
     """Why the column cannot separate much, when it cannot."""
     categories: tuple[tuple[str, str], ...]
     """(category, label) in order, when the evaluation's tasks carry categories."""
+    category_tasks: tuple[int, ...]
+    """How many of the column's tasks each category holds, in the same order."""
     by_category: tuple[tuple[Headline | None, ...], ...]
-    """Per run, per category, its headline on that category's tasks."""
+    """Per run, per category, its headline on that category's tasks: None where the run has
+    no value of the measure; a value of None, with the reason, where it decided none."""
 
 
 def read_column(
@@ -114,11 +120,9 @@ def read_column(
     per_category = [
         _means(column.measure, deciders, matrix, clusters, named == name) for name, _ in labels
     ]
-    # a category where a run decided nothing is left blank rather than shown as "none"
-    by_category = tuple(
-        tuple(_decided(found.get(row)) for found in per_category) for row in range(len(runs))
-    )
+    by_category = tuple(tuple(found.get(row) for found in per_category) for row in range(len(runs)))
     n_clusters = len(np.unique(clusters)) if len(clusters) else 0
+    shown = labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else ()
     return ColumnReading(
         column=column,
         positions=positions,
@@ -131,7 +135,8 @@ def read_column(
         tasks=len(task_ids),
         clusters=n_clusters,
         notice=_notice(len(task_ids), n_clusters, ranges),
-        categories=labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else (),
+        categories=shown,
+        category_tasks=tuple(int((named == name).sum()) for name, _ in shown),
         by_category=by_category,
     )
 
@@ -153,9 +158,14 @@ def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
     return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids]
 
 
-def _order(category: str) -> tuple[bool, int, str]:
-    """Numbered categories (LoCoMo's 1 to 5) in number order, then the rest by name."""
-    return (not category.isdigit(), int(category) if category.isdigit() else 0, category)
+def _order(category: str) -> tuple[tuple[int, str], ...]:
+    """Categories in natural order: LoCoMo's 1 to 5, and MemoryCode's sessions-1, sessions-2
+    ... sessions-100 (numbers inside a name compared as numbers, not as text)."""
+    return tuple(
+        (int(part), "") if part.isdigit() else (-1, part)
+        for part in re.split(r"(\d+)", category)
+        if part
+    )
 
 
 def _uncarried(column: Column, run: VerifiedRun) -> Headline:
@@ -190,7 +200,7 @@ def _means(
     # a share (0/1 values) carries its count, so "12 of 40" can be shown beside 0.300
     shares = np.all(~valid | (picked == 0.0) | (picked == 1.0), axis=1)
     counts = np.where(valid, picked, 0.0).sum(axis=1)
-    intervals = mean_intervals(picked, clusters[mask])
+    intervals = mean_intervals(picked, clusters[mask], declared_range(measure))
     found: dict[int, Headline] = {}
     for at, row in enumerate(rows):
         n = int(decided[at])
@@ -212,12 +222,8 @@ def _means(
             count=count,
             total=n if count is not None else None,
         )
-        found[row] = Headline(value, _interval(intervals[at]))
+        found[row] = Headline(value, _interval(intervals[at]), n)
     return found
-
-
-def _decided(headline: Headline | None) -> Headline | None:
-    return headline if headline is not None and headline.value.value is not None else None
 
 
 def _interval(found: MeanInterval) -> Interval | None:

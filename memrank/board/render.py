@@ -8,6 +8,7 @@ a rendered docs page, is marked safe where it is made (``memrank.board.docs``).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +32,8 @@ __all__ = ["DEFAULT_TEMPLATES", "render_pages", "static_files"]
 DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
 """The default theme, shipped inside the package so an installed wheel can build a board."""
 _STATIC = "static"
+HOME_ROWS = 25
+"""Rows of each track the home page shows, best first (the track's page has them all)."""
 
 
 def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
@@ -75,6 +78,8 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
         own(run.path, "run.html", {"run": run}, made_from=run.made_from)
     for evaluation in board.evaluations:
         own(evaluation.path, "evaluation.html", {"evaluation": evaluation})
+    for history in board.histories:
+        own(history.path, "history.html", {"history": history})
     whole(urls.CHANGELOG, "changes.html")
     for doc in board.docs:
         own(doc.path, "doc.html", {"doc": doc})
@@ -119,6 +124,7 @@ def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
     environment.filters.update(FILTERS)
     environment.globals["urls"] = urls
     environment.globals["nearest"] = NEAREST
+    environment.globals["home_rows"] = HOME_ROWS
     return environment
 
 
@@ -162,6 +168,30 @@ def _signed(value: float | None) -> str:
     return "none" if value is None else f"{value:+.3f}"
 
 
+_LONG_DIGITS = re.compile(r"[0-9a-fA-F]{17,}")
+
+
+def _brief(text: str) -> str:
+    """``text`` with each run of more than 16 hex digits (a commit as a version) cut to its
+    first 12 and "…": a table's narrow column then wraps between words and never breaks one.
+    The run page shows the text whole; any other text is left as it is."""
+    return _LONG_DIGITS.sub(lambda found: found.group()[:12] + "…", text)
+
+
+def _milliseconds(value: float | None) -> str:
+    """A duration in ms as measured (three significant figures), or "none" when not recorded."""
+    if value is None:
+        return "none"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _p(value: float | None) -> str:
+    """A p value as a reader takes it: "< 0.001" below a thousandth, never a printed 0."""
+    if value is None:
+        return "none"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
 def _day(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d")
 
@@ -191,6 +221,9 @@ FILTERS: dict[str, Callable[..., str]] = {
     "visible": visible,
     "number": _number,
     "signed": _signed,
+    "p": _p,
+    "milliseconds": _milliseconds,
+    "brief": _brief,
     "day": _day,
     "moment": _moment,
     "iso": _iso,

@@ -8,12 +8,14 @@ the page as text; names are made visible and isolated like every other artifact 
 
 from __future__ import annotations
 
+import math
 from xml.sax.saxutils import escape
 
 from memrank.board.config import Direction
 from memrank.board.model import EvaluationPage
 from memrank.board.text import plain, short
-from memrank.stats import LEVEL
+from memrank.measures.kinds import declared_range
+from memrank.stats import LEVEL, Bounds
 
 __all__ = ["forest", "matrix"]
 
@@ -75,11 +77,10 @@ def forest(page: EvaluationPage) -> bytes:
     width, height = left + plot + 20, top + row * len(page.rows) + 30
     lows = [c.interval.low if c.interval else c.value.value or 0.0 for c in page.cells]
     highs = [c.interval.high if c.interval else c.value.value or 0.0 for c in page.cells]
-    low, high = min(lows, default=0.0), max(highs, default=1.0)
-    if high - low < 1e-9:
-        low, high = low - 0.5, high + 0.5
-    pad = (high - low) * 0.05
-    low, high = low - pad, high + pad
+    ticks = _ticks(
+        min(lows, default=0.0), max(highs, default=1.0), declared_range(page.column.measure)
+    )
+    low, high = ticks[0], ticks[-1]
 
     def x(value: float) -> float:
         return left + (value - low) / (high - low) * plot
@@ -92,15 +93,15 @@ def forest(page: EvaluationPage) -> bytes:
         f"{len(page.rows)} systems, best first; {column.direction} is better. "
         "A dot is the mean; its line the clustered 95% interval.",
     )
-    for k in range(5):
-        value = low + (high - low) * k / 4
+    decimals = _decimals(ticks)
+    for value in ticks:
         lines.append(
             f'<line class="grid" x1="{x(value):.1f}" x2="{x(value):.1f}" y1="{top - 8}" '
             f'y2="{height - 26}"/>'
         )
         lines.append(
             f'<text class="muted" x="{x(value):.1f}" y="{height - 10}" text-anchor="middle">'
-            f"{value:.3f}</text>"
+            f"{value:.{decimals}f}</text>"
         )
     for i, (label, cell) in enumerate(zip(labels, page.cells, strict=True)):
         y = top + row * i + row / 2
@@ -117,6 +118,29 @@ def forest(page: EvaluationPage) -> bytes:
             lines.append(f'<circle class="dot" cx="{x(cell.value.value):.1f}" cy="{y:.1f}" r="4"/>')
     lines.append("</svg>")
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _ticks(low: float, high: float, bounds: Bounds) -> list[float]:
+    """Four to about eight round ticks (1, 2 or 5 times a power of ten apart) spanning
+    [low, high], never past the measure's declared range."""
+    if high - low < 1e-9:
+        low, high = low - 0.5, high + 0.5
+    raw = (high - low) / 4
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1.0, 2.0, 5.0, 10.0) if m * power >= raw)
+    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+    ticks = [round(k * step, 12) for k in range(first, last + 1)]
+    floor, ceiling = bounds
+    inside = [
+        t for t in ticks if (floor is None or t >= floor) and (ceiling is None or t <= ceiling)
+    ]
+    return inside if len(inside) >= 2 else ticks
+
+
+def _decimals(ticks: list[float]) -> int:
+    """As few decimals as tell the ticks apart."""
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    return max(0, -math.floor(math.log10(step) + 1e-9))
 
 
 def matrix(page: EvaluationPage) -> bytes:

@@ -30,6 +30,7 @@ __all__ = [
     "run",
     "slug",
     "static",
+    "system",
     "track",
     "track_data",
 ]
@@ -95,6 +96,11 @@ def evaluation(track_name: str, evaluation_name: str) -> str:
 def evaluation_file(track_name: str, evaluation_name: str, name: str) -> str:
     """A file beside a column's page (its plots and its compare-two data)."""
     return f"{slug(track_name)}/{slug(evaluation_name)}/{name}"
+
+
+def system(name: str) -> str:
+    """A system's history: every published run of it, by signed system name."""
+    return f"systems/{slug(name)}/index.html"
 
 
 def doc(name: str) -> str:

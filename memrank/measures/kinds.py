@@ -1,8 +1,14 @@
-"""Which value names the measures declare binary, collected for the result's record.
+"""What the board and the readers need to know of a value name beyond its numbers: whether the
+measures declare it binary, and the range its values lie in.
 
-A result records them (``evaluation.binary``). A result saved before measures declared their
-type recorded nothing (None); for it, the shipped measures' own declarations stand in, so
-``word-match`` and ``evidence-hit@10`` stay binary when such a result is read again.
+A result records the binary names (``evaluation.binary``). A result saved before measures
+declared their type recorded nothing (None); for it, the shipped measures' own declarations
+stand in, so ``word-match`` and ``evidence-hit@10`` stay binary when such a result is read again.
+
+Ranges are declared here, per value name's stem (the name before ``@``, and without a
+``.mean`` or ``.mean.category-<c>`` ending, since a mean lies where its values do): every share
+and recall in [0, 1], counts of words and durations from 0 up. An interval drawn for a mean
+never leaves its range (memrank.stats.bounded); a name not declared here has no range.
 """
 
 from __future__ import annotations
@@ -10,13 +16,44 @@ from __future__ import annotations
 from memrank.measures.evidence import EvidenceRecall
 from memrank.measures.word_match import WordMatch
 from memrank.result import EvaluationRecord
+from memrank.stats import Bounds
 
-__all__ = ["SHIPPED_BINARY", "declared_binary"]
+__all__ = ["SHIPPED_BINARY", "declared_binary", "declared_range"]
 
 SHIPPED_BINARY: tuple[str, ...] = (*WordMatch.binary, *EvidenceRecall.binary)
 """The binary value names of memrank's shipped measures."""
+
+SHARE: Bounds = (0.0, 1.0)
+FROM_ZERO: Bounds = (0.0, None)
+_RANGES: dict[str, Bounds] = {
+    **dict.fromkeys(
+        (
+            "word-match",
+            "demo-score",
+            "evidence-recall",
+            "evidence-recall-negative",
+            "evidence-hit",
+            "evidence-hit-negative",
+            "session-recall",
+            "session-recall-negative",
+            "recall-all",
+            "ndcg-any",
+            "instructions-followed",
+            "failure-rate",
+        ),
+        SHARE,
+    ),
+    "recalled-words": FROM_ZERO,
+    "latency": FROM_ZERO,
+}
 
 
 def declared_binary(record: EvaluationRecord) -> tuple[str, ...]:
     """The value names a result's measures declared binary (see the module docstring)."""
     return SHIPPED_BINARY if record.binary is None else record.binary
+
+
+def declared_range(name: str) -> Bounds:
+    """The range of the values named ``name`` (``(None, None)`` when none is declared)."""
+    stem = name.partition(".mean")[0].partition("@")[0]
+    return _RANGES.get(stem, _RANGES.get(stem.partition(".")[0], (None, None)))

@@ -5,6 +5,7 @@ behind it come from the same test. Columnar: columns of values per task, NaN whe
 an integer cluster index per task. docs/methodology.md says which test applies when, and why.
 """
 
+from memrank.stats.bounded import Bounds
 from memrank.stats.clustered import (
     FEW_CLUSTERS,
     LEVEL,
@@ -24,6 +25,7 @@ __all__ = [
     "EXACT_MAX_CLUSTERS",
     "FEW_CLUSTERS",
     "LEVEL",
+    "Bounds",
     "ClusteredReading",
     "MeanInterval",
     "RankRange",

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["chi2_1_sf", "t_quantile", "t_two_sided_p"]
+__all__ = ["chi2_1_sf", "normal_quantile", "t_quantile", "t_two_sided_p"]
 
 
 def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
@@ -30,8 +30,31 @@ def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     for nu in np.unique(df):
         where = df == nu
         inside[where] = _t_inside(t[where], int(nu))
-    clipped: np.ndarray = np.clip(1.0 - inside, 0.0, 1.0)
+    tail = 1.0 - inside
+    # 1 - inside keeps about 1e-16 absolute, so below 1e-12 it has lost its digits (and below
+    # 1e-16 reads 0): there the tail's asymptotic form (within 1%), so a tiny p is never 0.
+    far = (tail < _FAR) & np.isfinite(t)
+    if far.any():
+        tail[far] = _far_tail(t[far], df[far])
+    clipped: np.ndarray = np.clip(tail, 0.0, 1.0)
     return clipped
+
+
+_FAR = 1e-12
+
+
+def _far_tail(t: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """P(|T| >= t) for large t: 2 f(t) (df + t^2) / (df t), f the density, in logs."""
+    nu = df.astype(float)
+    log_c = np.array(
+        [math.lgamma((n + 1) / 2) - math.lgamma(n / 2) - 0.5 * math.log(n * math.pi) for n in nu]
+    )
+    log_t = np.log(t)
+    # log(1 + t^2/nu) and log(nu + t^2) as 2 log t plus a small term: no overflow at any t
+    log_f = log_c - (nu + 1) / 2 * (2 * log_t - np.log(nu) + np.log1p(nu * np.exp(-2 * log_t)))
+    log_ratio = np.log1p(nu * np.exp(-2 * log_t)) + log_t - np.log(nu)
+    tail: np.ndarray = 2.0 * np.exp(log_f + log_ratio)
+    return tail
 
 
 def _t_inside(t: np.ndarray, nu: int) -> np.ndarray:
@@ -65,7 +88,7 @@ def t_quantile(df: int, two_sided_level: float = 0.05) -> float:
     Newton's method on the two-sided p, from the Cornish-Fisher start, kept inside a bracket
     that halves whenever a step would leave it: a few evaluations, to float resolution.
     """
-    z = _normal_quantile(two_sided_level)
+    z = normal_quantile(two_sided_level)
     t = z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
     low, high = 0.0, max(2.0 * t, 1.0)
     while _p(high, df) > two_sided_level:
@@ -89,7 +112,7 @@ def _p(t: float, df: int) -> float:
     return float(t_two_sided_p(np.array(t), np.array(df)))
 
 
-def _normal_quantile(two_sided_level: float) -> float:
+def normal_quantile(two_sided_level: float) -> float:
     """z with P(|Z| >= z) = level, by bisection on erfc (called once per distinct df)."""
     low, high = 0.0, 40.0
     for _ in range(200):

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from memrank._types import FROZEN
 from memrank.errors import UsageError
 from memrank.stats import kernels
+from memrank.stats.bounded import BOUNDED_METHOD, UNBOUNDED_METHOD, Bounds, bounded_interval
 from memrank.stats.kernels import CR2_T, binary_method, binary_p, continuous_p, cr2
 
 __all__ = [
@@ -71,9 +72,10 @@ class MeanInterval(BaseModel):
     mean: float | None
     """The mean over the tasks with a value; None when none has one."""
     low: float | None
-    """CR2 / t(G-1) lower end; None below 2 clusters."""
+    """Lower end of the 95% interval, inside the measure's range; None below 2 clusters."""
     high: float | None
     method: str
+    """How the interval was drawn (memrank.stats.bounded), in words."""
     n_clusters: int
 
 
@@ -149,14 +151,22 @@ def paired_reading(
 
 
 def mean_interval(
-    x: np.ndarray | Sequence[float], clusters: np.ndarray | Sequence[int]
+    x: np.ndarray | Sequence[float],
+    clusters: np.ndarray | Sequence[int],
+    bounds: Bounds = (None, None),
 ) -> MeanInterval:
-    """One column's mean (NaN left out) with its CR2 / t(G-1) 95% interval."""
+    """One column's mean (NaN left out) with its 95% interval, inside ``bounds`` (the measure's
+    declared range): a score interval on the clustered effective sample size where the range
+    is bounded on both sides, else CR2 / t(G-1) cut at the bound there is."""
     values, _, codes = _aligned(x, x, clusters, binary=False)
-    return mean_intervals(values[None, :], codes)[0]
+    return mean_intervals(values[None, :], codes, bounds)[0]
 
 
-def mean_intervals(matrix: np.ndarray, clusters: np.ndarray | Sequence[int]) -> list[MeanInterval]:
+def mean_intervals(
+    matrix: np.ndarray,
+    clusters: np.ndarray | Sequence[int],
+    bounds: Bounds = (None, None),
+) -> list[MeanInterval]:
     """``mean_interval`` of every row of a runs x tasks matrix (NaN = no value), at once: a
     board reads a few hundred rows per column and per category."""
     values = np.asarray(matrix, dtype=float)
@@ -168,12 +178,19 @@ def mean_intervals(matrix: np.ndarray, clusters: np.ndarray | Sequence[int]) -> 
     member = np.zeros((len(codes), int(codes.max()) + 1 if len(codes) else 0))
     member[np.arange(len(codes)), codes] = 1.0
     interval = cr2(np.where(valid, values, 0.0) @ member, valid.astype(float) @ member)
+    with np.errstate(invalid="ignore"):
+        low, high = bounded_interval(
+            interval.mean, interval.se**2, valid.sum(axis=1), interval.df, bounds
+        )
+    drawn = interval.clusters >= 2
+    low, high = np.where(drawn, low, np.nan), np.where(drawn, high, np.nan)
+    both_ends = bounds[0] is not None and bounds[1] is not None
     return [
         MeanInterval(
             mean=float(interval.mean[row]) if valid[row].any() else None,
-            low=_number(interval.low[row]) if valid[row].any() else None,
-            high=_number(interval.high[row]) if valid[row].any() else None,
-            method="CR2 cluster-robust interval, t with G-1 df",
+            low=_number(low[row]) if valid[row].any() else None,
+            high=_number(high[row]) if valid[row].any() else None,
+            method=BOUNDED_METHOD if both_ends else UNBOUNDED_METHOD,
             n_clusters=int(interval.clusters[row]),
         )
         for row in range(len(values))

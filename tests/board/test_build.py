@@ -241,11 +241,27 @@ def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs() -> None:
 
     from memrank.board.compare import NEAREST, _nearest
 
-    # 53 others best first: 25 better, 3 ties, 25 worse than the page's run
-    verdicts = ["better"] * 25 + ["tie"] * 3 + ["worse"] * 25
-    separated = np.array([v != "tie" for v in verdicts])
+    # the page's run (26) and 53 others best first: 25 better, 3 ties, 25 worse
+    verdicts = ["better"] * 25 + ["tie"] + ["self"] + ["tie"] * 2 + ["worse"] * 25
+    separated = np.array([v not in ("tie", "self") for v in verdicts])
     better_side = np.array([v == "better" for v in verdicts])
-    listed, more_better, more_worse = _nearest(range(len(verdicts)), separated, better_side)
+    listed, more_better, more_worse, more_tied = _nearest(
+        range(len(verdicts)), 26, separated, better_side
+    )
     assert [verdicts[m] for m in listed] == ["better"] * NEAREST + ["tie"] * 3 + ["worse"] * NEAREST
-    assert listed[0] == 25 - NEAREST and listed[-1] == 28 + NEAREST - 1
-    assert (more_better, more_worse) == (25 - NEAREST, 25 - NEAREST)
+    assert listed[0] == 25 - NEAREST and listed[-1] == 29 + NEAREST - 1
+    assert (more_better, more_worse, more_tied) == (25 - NEAREST, 25 - NEAREST, 0)
+
+
+def test_a_run_page_lists_only_the_nearest_ties_however_many_there_are() -> None:
+    import numpy as np
+
+    from memrank.board.compare import NEAREST, _nearest
+
+    # 500 runs that no test separates: the page of run 100 lists the NEAREST around it
+    separated = np.zeros(500, dtype=bool)
+    listed, more_better, more_worse, more_tied = _nearest(
+        range(500), 100, separated, np.zeros(500, dtype=bool)
+    )
+    assert len(listed) == NEAREST and all(abs(m - 100) <= NEAREST // 2 + 1 for m in listed)
+    assert (more_better, more_worse, more_tied) == (0, 0, 499 - NEAREST)

@@ -385,3 +385,15 @@ def test_every_kind_of_change_is_said() -> None:
         f"the version the walk starts from, expiring {moment(NOW)}",
         f"root and release key {release} added, valid from {moment(LONG_AGO)}, no end date",
     }
+
+
+def test_the_changelog_names_systems_by_their_display_names(standard: Path, tmp_path: Path) -> None:
+    artifacts = Path(shutil.copytree(standard, tmp_path / "artifacts"))
+    (artifacts / "systems.toml").write_text(
+        '[systems.WordOverlapAdapter]\ndisplay_name = "Word overlap"\n'
+    )
+    board, tree = built(artifacts)
+    lines = [change.text for change in board.changes]
+    assert any(line.startswith("Word overlap (built into memrank") for line in lines)
+    assert not any("WordOverlapAdapter" in line for line in lines)
+    assert "Word overlap (built into memrank" in tree["changes/index.html"].decode()

@@ -89,13 +89,15 @@ def test_results_json_carries_every_cell_with_measure_decider_and_why(
     }
     assert demo["run"].startswith("runs/")
     assert word_overlap["overall"]["value"] == 0.9
+    # the signed median retrieve latency of the run on the ranking column, as measured
+    assert word_overlap["latency_retrieve_p50_ms"] > 0
 
 
 def test_an_empty_track_still_has_its_files(tree: dict[str, bytes]) -> None:
     assert json.loads(tree["coding/results.json"])["rows"] == []
     assert tree["coding/results.csv"] == (
         b'"rank","rank_worst","system","display_name","version","division","evidence",'
-        b'"published"\r\n'
+        b'"published","latency.retrieve.p50 ms"\r\n'
     )
 
 

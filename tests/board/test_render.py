@@ -88,7 +88,7 @@ def test_the_track_table_is_accessible(tree: dict[str, bytes]) -> None:
     headers = tags.all("th")
     columns = [h for h in headers if h.get("scope") == "col"]
     keys = [h.get("data-key") for h in columns]
-    assert keys == ["rank", "system", "demo", "notes", "overall", "published"]
+    assert keys == ["rank", "system", "demo", "notes", "overall", "latency", "published"]
     assert len([h for h in headers if h.get("scope") == "row"]) == 3
     assert all(h.get("scope") in {"col", "row"} for h in headers)
     assert columns[0].get("aria-sort") == "ascending"

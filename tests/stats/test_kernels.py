@@ -208,3 +208,9 @@ def test_the_pairwise_matrix_holds_for_a_task_per_cluster_too() -> None:
             reading = paired_reading(matrix[i], matrix[j], codes, binary=binary)
             assert p[i, j] == pytest.approx(reading.p_value, abs=1e-12)
             assert reading.method == ("McNemar exact test" if binary else reading.method)
+
+
+def test_a_far_tail_p_is_tiny_never_zero() -> None:
+    # scipy's 2 * t.sf(t, 9): 5.073089766e-15 at t = 100 and 5.091792200e-33 at t = 1e4
+    far = t_two_sided_p(np.array([100.0, 1e4]), np.array([9, 9]))
+    assert far == pytest.approx([5.073089766e-15, 5.091792200e-33], rel=1e-3)

@@ -1,0 +1,170 @@
+"""The board as a reader meets it, at a laptop's width (1366 px) and a phone's (390 px), in
+headless Chromium, on the board the committed artifacts build: the home page leads with each
+track's ranked rows; no word in any table breaks mid-word; no table hides rows in a box of its
+own height (every row is reached by scrolling the page). Screenshots of the home page, the
+LoCoMo page and a run page, in the light and the dark scheme, are written for review to
+``MEMRANK_SCREENSHOTS`` (default: ``screenshots/`` in pytest's base temporary folder)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from memrank.board.model import Board
+from memrank.board.site import make, write
+from tests.board.conftest import DOCS, REPOSITORY, TEMPLATES, serve
+
+WIDTHS = {"laptop": 1366, "phone": 390}
+
+# Every word of every table cell (a run of letters and digits, so a range's dash or a name's
+# hyphen may end a line): a word whose pieces sit on more than one line was broken mid-word.
+# Digests and ids in <code> (64 hex digits cannot fit a phone's line) wrap anywhere on purpose.
+_BROKEN_WORDS = """() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll("table th, table td")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest(".visually-hidden, code")) continue;
+      if (parent.getClientRects().length === 0) continue;  // not shown
+      for (const word of node.data.matchAll(/[\\p{L}\\p{N}]+/gu)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0)
+          .map(r => Math.round(r.top)));
+        if (tops.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+# Every box a table row sits in that scrolls (or clips) vertically and is shorter than what it
+# holds: a row in it is only reached by scrolling that box, not the page.
+_BOXED_ROWS = """() => {
+  const boxed = [];
+  for (const row of document.querySelectorAll("table tr")) {
+    for (let box = row.parentElement; box && box !== document.body; box = box.parentElement) {
+      const overflow = getComputedStyle(box).overflowY;
+      if (overflow !== "visible" && box.scrollHeight > box.clientHeight + 1) {
+        boxed.push(box.className || box.tagName);
+        break;
+      }
+    }
+  }
+  return boxed;
+}"""
+
+
+@pytest.fixture(scope="module")
+def committed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Board]]:
+    """The committed artifacts built with the working tree's theme, served on loopback."""
+    made = make(REPOSITORY / "artifacts", TEMPLATES, DOCS)
+    folder = tmp_path_factory.mktemp("layout")
+    write(made.tree, folder / "board")
+    with serve(folder) as base:
+        yield base + "board/", made.board
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = Path(
+        os.environ.get("MEMRANK_SCREENSHOTS") or tmp_path_factory.getbasetemp() / "screenshots"
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _pages(board: Board) -> list[str]:
+    """The home page, every track, every evaluation page, the run pages of one track and
+    three systems' histories."""
+    first_track = board.tracks[0].name
+    runs = [run.path for run in board.runs if run.path and first_track in run.evaluation_path]
+    return [
+        "index.html",
+        *(track.path for track in board.tracks),
+        *(page.path for page in board.evaluations),
+        *runs,
+        *(history.path for history in board.histories[:3]),
+    ]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_table_breaks_a_word_or_boxes_its_rows(
+    chromium: Browser, committed: tuple[str, Board], width: str
+) -> None:
+    base, board = committed
+    context = chromium.new_context(viewport={"width": WIDTHS[width], "height": 900})
+    try:
+        page = context.new_page()
+        for path in _pages(board):
+            page.goto(base + path)
+            assert page.evaluate(_BROKEN_WORDS) == [], (width, path)
+            assert page.evaluate(_BOXED_ROWS) == [], (width, path)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_home_page_shows_each_track_s_ranked_rows(
+    chromium: Browser, committed: tuple[str, Board], width: str
+) -> None:
+    base, board = committed
+    context = chromium.new_context(viewport={"width": WIDTHS[width], "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(base + "index.html")
+        for track in board.tracks:
+            table = page.locator(f"#leaders-table-{track.name}")
+            assert table.locator("tbody tr").count() == min(len(track.rows), 25), track.name
+            assert table.locator("tbody .rank-label").first.inner_text().startswith("1")
+            # the system column is in view beside the rank, not scrolled away
+            system = table.locator("tbody th.system").first
+            assert system.is_visible() and system.bounding_box()["x"] < WIDTHS[width]  # type: ignore[index]
+            first = table.locator("tbody td.score .number").first.inner_text()
+            assert first == f"{track.rows[0].cells[track.ranking_index or 0].value.value:.3f}"  # type: ignore[union-attr]
+    finally:
+        context.close()
+
+
+def _locomo(board: Board) -> str:
+    return next(page.path for page in board.evaluations if "locomo" in page.path)
+
+
+def _run(board: Board) -> str:
+    return next(
+        run.path
+        for run in board.runs
+        if run.headline is not None and "locomo" in (run.evaluation_path or "")
+    )
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_screenshots_for_review(
+    chromium: Browser, committed: tuple[str, Board], screenshots: Path, scheme: str
+) -> None:
+    base, board = committed
+    for width, pixels in WIDTHS.items():
+        context = chromium.new_context(
+            viewport={"width": pixels, "height": 900},
+            color_scheme=scheme,  # type: ignore[arg-type]
+        )
+        try:
+            page: Page = context.new_page()
+            for name, path in (
+                ("home", "index.html"),
+                ("locomo", _locomo(board)),
+                ("run", _run(board)),
+            ):
+                page.goto(base + path)
+                page.wait_for_load_state("load")
+                shot = screenshots / f"{name}-{width}-{scheme}.png"
+                page.screenshot(path=str(shot), full_page=True)
+                assert shot.stat().st_size > 10_000
+        finally:
+            context.close()
