@@ -1,6 +1,7 @@
 // memrank board: the compare-two picker of an evaluation page. It reads the page's small
-// compare.json (every ranked system's mean and interval, and every two systems' difference and
-// p value, computed at build time) and says what the pair reads. Text only, via textContent.
+// compare.json (every ranked system's mean and interval) and, for a pair, the file of the
+// better-placed system's pairs (difference and p value, computed at build time), and says
+// what the pair reads. Text only, via textContent.
 (() => {
   "use strict";
 
@@ -16,7 +17,24 @@
   const interval = (run) =>
     run.low === null ? "no interval" : `95% interval ${number(run.low)} to ${number(run.high)}`;
 
-  function read(data) {
+  // pairs/<k>.json holds run k against every later run; each is fetched once, when asked for.
+  const pairs = new Map();
+  function pairsOf(data, base, k) {
+    if (!pairs.has(k)) {
+      pairs.set(
+        k,
+        fetch(new URL(`${data.pairs}/${k}.json`, base)).then((response) => {
+          if (!response.ok) {
+            throw new Error(`compare data: HTTP ${response.status}`);
+          }
+          return response.json();
+        }),
+      );
+    }
+    return pairs.get(k);
+  }
+
+  function read(data, base) {
     const a = Number(form.elements.a.value);
     const b = Number(form.elements.b.value);
     const first = data.runs[a];
@@ -25,8 +43,21 @@
       out.textContent = "Pick two different systems.";
       return;
     }
-    const difference = data.difference[a][b];
-    const p = data.p[a][b];
+    const low = Math.min(a, b);
+    pairsOf(data, base, low)
+      .then((row) => {
+        // the file's difference is the later run minus run ``low``: second minus first here
+        const forward = row.difference[Math.max(a, b) - low - 1];
+        const difference = a === low ? forward : -forward;
+        const p = row.p[Math.max(a, b) - low - 1];
+        say(data, first, second, difference, p);
+      })
+      .catch(() => {
+        out.textContent = "The comparison data could not be loaded; each run page has the same comparisons.";
+      });
+  }
+
+  function say(data, first, second, difference, p) {
     const higher = data.direction === "higher";
     let verdict = "the paired test does not separate them (a tie)";
     if (p !== null && p < data.level && difference !== 0) {
@@ -37,7 +68,7 @@
       `${first.name}: ${number(first.mean)} (${interval(first)}, rank ${first.rank}). ` +
       `${second.name}: ${number(second.mean)} (${interval(second)}, rank ${second.rank}). ` +
       `Difference, second minus first, over the tasks both decided: ${signed(difference)}; ` +
-      (p === null ? "no test possible." : `p = ${p.toFixed(4)}: ${verdict} at the ${data.level * 100}% level.`);
+      (p === null ? "no test possible." : `p ${p < 0.001 ? "< 0.001" : "= " + p.toFixed(3)}: ${verdict} at the ${data.level * 100}% level.`);
   }
 
   fetch(form.dataset.source)
@@ -45,10 +76,10 @@
       if (!response.ok) {
         throw new Error(`compare data: HTTP ${response.status}`);
       }
-      return response.json();
+      return response.json().then((data) => [data, response.url]);
     })
-    .then((data) => {
-      const update = () => read(data);
+    .then(([data, base]) => {
+      const update = () => read(data, base);
       form.addEventListener("change", update);
       form.addEventListener("submit", (event) => event.preventDefault());
       form.hidden = false;
