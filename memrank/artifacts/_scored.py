@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memrank.artifacts._scores import Scores
+from memrank.artifacts._scores import ABSENT_WHY, Scores
 from memrank.artifacts._statement import RunPredicate
 from memrank.artifacts._trust import load_trust
 from memrank.artifacts._verify import verify
@@ -26,7 +26,9 @@ NOT_IN_SCORES = "(a scores file holds no prompt)"
 
 def result_of_scores(scores: Scores, predicate: RunPredicate) -> Result:
     """The Result a paired reading needs of a run: its records, its tasks in order with their
-    groups and categories, and every task-scope value of its scores file."""
+    groups and categories, and every task-scope value of its scores file (a task the run
+    never valued on a measure, its why the scores file's absent one, has no value here, as in
+    the result file)."""
     started, finished = predicate.started_at, predicate.finished_at
     traces = tuple(
         Trace(
@@ -43,6 +45,8 @@ def result_of_scores(scores: Scores, predicate: RunPredicate) -> Result:
         counts = column.count or [None] * len(column.values)
         totals = column.total or [None] * len(column.values)
         for index, number in enumerate(column.values):
+            if number is None and column.why.get(index) == ABSENT_WHY:
+                continue  # the run never valued this task on this measure: no value to pair
             values.append(
                 Value(
                     measure=measure,

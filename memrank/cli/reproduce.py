@@ -49,7 +49,10 @@ __all__ = ["reproduce_command"]
     "rerun.log).",
 )
 @click.option(
-    "--tasks", "show_tasks", is_flag=True, help="When it differs, list every flipped task."
+    "--tasks",
+    "show_tasks",
+    is_flag=True,
+    help="When it differs, list every flipped task and the full paired reading.",
 )
 @click.option(
     "--progress/--no-progress",
@@ -75,7 +78,8 @@ def reproduce_command(
     is "byte-identical" (exit 0) when the rerun's result and scores files have the signed
     digests; otherwise "differs" (exit 9), after the published scores read against the
     rerun's: which tasks flipped, and which recorded fields differ. An endpoint observation is
-    re-measured against --option base_url=URL, never reproduced. Exits 10 when the build cannot
+    re-measured against --option base_url=URL, never reproduced: its verdict is "re-measured:
+    every task's value is the same" (exit 0) or "differs". Exits 10 when the build cannot
     be recreated (the commit is not here, a distribution cannot be had), 6 when the run does
     not verify.
     """
@@ -122,6 +126,9 @@ def _report(done: Reproduction, *, show_tasks: bool) -> None:
         return
     if done.endpoint:
         click.echo("note:       an endpoint can only be re-measured, not reproduced")
+        if done.same_values:
+            click.echo("verdict:    re-measured: every task's value is the same")
+            return
     if done.differing_fields:
         click.echo(f"differs in: {', '.join(done.differing_fields)}")
     assert done.reading is not None
@@ -137,6 +144,6 @@ def _report(done: Reproduction, *, show_tasks: bool) -> None:
         if len(shown) < len(reading.flipped):
             click.echo(f"  ... {len(reading.flipped) - len(shown)} more (--tasks lists them)")
     click.echo("")
-    click.echo(str(done.reading))
+    click.echo(done.reading.layout(tasks=show_tasks))
     click.echo("verdict:    differs")
     raise RerunDiffers("the rerun's files are not the signed ones; see the reading above")

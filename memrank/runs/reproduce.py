@@ -27,6 +27,7 @@ from memrank._cachedir import memrank_cache_dir
 from memrank._files import write_atomic
 from memrank.artifacts import (
     RunFiles,
+    Scores,
     VerifiedRun,
     load_trust,
     read_scores,
@@ -65,6 +66,9 @@ class Reproduction:
     identical or when the published result file is not at hand to compare."""
     reading: Paired | None
     """The published scores read against the rerun's; None when identical."""
+    same_values: bool
+    """Every task's every value is the same on both sides (the scores files may still differ
+    in the result file they name: an endpoint's answers can differ in what no measure reads)."""
 
 
 Say = Callable[[str], None]
@@ -141,14 +145,22 @@ def reproduce(
     )
     if identical:
         write_atomic(results_cache() / f"{files.result_sha256}.json", files.result)
-        return Reproduction(run, files, True, endpoint, (), None)
+        return Reproduction(run, files, True, endpoint, (), None, True)
     rerun_scores = read_scores(files.scores, source="the rerun's scores file")
+    same_values = _columns(run.scores) == _columns(rerun_scores)
     rerun_run = orjson.loads(files.result)
     reading = paired(
         result_of_scores(run.scores, predicate),
         result_of_scores(rerun_scores, _predicate_of_rerun(run, rerun_run)),
     )
-    return Reproduction(run, files, False, endpoint, _differing(run, rerun_run), reading)
+    return Reproduction(
+        run, files, False, endpoint, _differing(run, rerun_run), reading, same_values
+    )
+
+
+def _columns(scores: Scores) -> tuple[object, ...]:
+    """What a scores file says of the tasks, without the digest of the result file it names."""
+    return scores.task_ids, scores.groups, scores.categories, scores.measures
 
 
 # -- the build ---------------------------------------------------------------------------------
