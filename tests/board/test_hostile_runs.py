@@ -169,6 +169,10 @@ def _no_traceback(invoked: Invoked) -> None:
     assert invoked.exception is None or isinstance(invoked.exception, SystemExit), invoked.exception
 
 
+# a failing example's batch of signed runs is large to print; that is not a failure
+@pytest.mark.filterwarnings(
+    "ignore:Generating overly large repr:hypothesis.errors.HypothesisWarning"
+)
 def test_mutated_signed_runs_never_take_the_board_down(base: Path, bases: tuple[Result, ...],
                                                        tmp_path: Path) -> None:  # fmt: skip
     runner = CliRunner()

@@ -11,7 +11,8 @@ from memrank.cli import main
 # Clients of running services need to be told where the service is; nothing is contacted here.
 NOWHERE = "http://127.0.0.1:9"
 ENDPOINTS = {
-    name: {"base_url": NOWHERE} for name in ("aml", "mem0", "hindsight", "atomicmemory", "native")
+    name: {"base_url": NOWHERE}
+    for name in ("aml", "active-memory-index", "mem0", "hindsight", "atomicmemory", "native")
 } | {"supermemory": {"base_url": NOWHERE, "api_key": "test-key"}}
 
 

@@ -18,6 +18,7 @@ from memrank import Document, Memory, Recall
 from memrank.catalog import SYSTEMS
 from memrank.systems import NoContext, WordOverlap
 from memrank.systems.http import AmlMemory, Native
+from memrank.systems.http.active_memory_index import ActiveMemoryIndex
 from memrank.wire._service import ContractService
 from memrank.wire.serve import serving
 from tests.systems.http.engines import ENGINES, EngineCase
@@ -38,9 +39,10 @@ def _engine(case: EngineCase) -> Iterator[Memory]:
 
 
 @contextmanager
-def _aml() -> Iterator[Memory]:
+def _aml(client: type[AmlMemory] = AmlMemory) -> Iterator[Memory]:
+    """An Add/Search client against memrank's own server of the contract."""
     with serving(ContractService(WordOverlap)) as url:
-        memory = AmlMemory(url, timeout=10)
+        memory = client(url, timeout=10)
         yield memory
         memory.close()
 
@@ -65,6 +67,9 @@ STARTERS: dict[str, tuple[Starter, bool]] = {
     "fixed-context": (lambda: nullcontext(memrank.system("fixed-context")), True),
     "random": (lambda: nullcontext(memrank.system("random")), True),
     "aml": (_aml, True),
+    # its client, configured as the board measured the service; the service itself is met in
+    # the engine tests (tests/systems/real_engines)
+    "active-memory-index": (lambda: _aml(ActiveMemoryIndex), True),
     "native": (_native, True),
     **{case.name: ((lambda case=case: _engine(case)), True) for case in ENGINES},
 }
