@@ -73,7 +73,10 @@ def attest(
     except ValueError:
         known = ", ".join(d.value for d in Division)
         raise UsageError(f"division {division!r} is not one of {known}") from None
-    run_bytes = result.to_bytes()
+    try:
+        run_bytes = result.to_bytes()
+    except TypeError as exc:  # text JSON cannot carry, a lone surrogate say
+        raise AttestRefused(f"cannot state this run: {exc}; give the system plain text") from None
     run_file = orjson.loads(run_bytes)
     if supersedes is not None:
         _require_same_run(artifacts, supersedes, facts_of(run_file)["run_id"])

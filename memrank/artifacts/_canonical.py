@@ -31,6 +31,11 @@ def canonical_bytes(data: Any, *, what: str = "the statement") -> bytes:
     try:
         encoded = rfc8785.dumps(data)
         parse_canonical(encoded, source=what)
+    except UnicodeError as exc:  # a lone surrogate: no UTF-8 (nor UTF-16 to sort keys by)
+        raise NotCanonicalizable(
+            f"{what} cannot be signed: {exc}; text must be valid Unicode, without lone "
+            "surrogates"
+        ) from None
     except (rfc8785.CanonicalizationError, NonCanonicalPayload) as exc:
         raise NotCanonicalizable(
             f"{what} cannot be signed: {exc}; canonical JSON carries only finite numbers and "
