@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memrank.cli._options import artifacts_option
 from memrank.errors import ArtifactRefused, UsageError
 
 if TYPE_CHECKING:
@@ -32,14 +33,7 @@ __all__ = ["attest_command", "verify_command"]
     help="Release private key (PKCS8 PEM); repeat to sign with several. "
     "Default: the PEM text in MEMRANK_SIGNING_KEY.",
 )
-@click.option(
-    "--artifacts",
-    "directory",
-    default=Path("artifacts"),
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The artifacts directory to write runs/, scores/ and timings/ into.",
-)
+@artifacts_option("The artifacts directory to write runs/, scores/ and timings/ into.")
 @click.option(
     "--results-store",
     type=click.Path(file_okay=False, path_type=Path),

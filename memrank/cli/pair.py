@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memrank.cli._options import artifacts_option
 from memrank.errors import PairingRefused
 
 if TYPE_CHECKING:
@@ -25,14 +26,7 @@ __all__ = ["pair_command"]
 @click.option(
     "--tasks", "with_tasks", is_flag=True, help="Also each task that flipped or was left out."
 )
-@click.option(
-    "--artifacts",
-    "directory",
-    default=Path("artifacts"),
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Where an artifact id given as A or B is looked up.",
-)
+@artifacts_option("Where an artifact id given as A or B is looked up.")
 def pair_command(
     side_a: str, side_b: str, as_json: bool, with_values: bool, with_tasks: bool, directory: Path
 ) -> None:

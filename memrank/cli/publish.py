@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memrank.cli._options import artifacts_option
 from memrank.errors import AttestRefused, MemrankError, UsageError
 
 if TYPE_CHECKING:
@@ -23,13 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["approve_command", "review_command", "supersede_command", "withdraw_command"]
 
-_ARTIFACTS = click.option(
-    "--artifacts",
-    "directory",
-    default=Path("artifacts"),
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The artifacts directory: its root.json is the trust root checked against.",
+_ARTIFACTS = artifacts_option(
+    "The artifacts directory: its root.json is the trust root checked against."
 )
 _KEYS = click.option(
     "--key",

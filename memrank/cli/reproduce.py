@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memrank.cli._options import artifacts_option
+
 if TYPE_CHECKING:
     from memrank.runs.reproduce import Reproduction
 
@@ -15,14 +17,7 @@ __all__ = ["reproduce_command"]
 
 @click.command("reproduce")
 @click.argument("target", metavar="RUN")
-@click.option(
-    "--artifacts",
-    "directory",
-    default=Path("artifacts"),
-    show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="The artifacts directory holding the run (its root.json verifies it).",
-)
+@artifacts_option("The artifacts directory holding the run (its root.json verifies it).")
 @click.option(
     "--repository",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
