@@ -10,33 +10,20 @@ Run: MEMRANK_DATA_DIR=../shared/data uv run python tests/perf/bench_reproduce.py
 
 from __future__ import annotations
 
-import base64
-import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from tests.committed_runs import committed_run
 from tests.perf._timing import seconds
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 ROUNDS = 3
 
 
-def committed(system: str, evaluation: str) -> str:
-    for envelope in sorted((REPOSITORY / "artifacts" / "runs").glob("*.json")):
-        statement = json.loads(base64.b64decode(json.loads(envelope.read_bytes())["payload"]))
-        predicate = statement["predicate"]
-        if (predicate["system"]["declared_name"], predicate["evaluation"]["name"]) == (
-            system,
-            evaluation,
-        ):
-            return envelope.stem
-    sys.exit(f"no committed run of {system} on {evaluation}")
-
-
 def main() -> None:
-    artifact = committed("bm25", "locomo")
+    artifact = committed_run("bm25", "locomo")[0].stem
     memrank = Path(sys.executable).with_name("memrank")
     reproduce = [str(memrank), "reproduce", artifact, "--no-progress"]
     first = subprocess.run(reproduce, capture_output=True, text=True, cwd=REPOSITORY)

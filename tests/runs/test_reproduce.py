@@ -7,7 +7,6 @@ distributions from the package index), so they run under CI and with MEMRANK_SLO
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -31,23 +30,10 @@ from memrank.artifacts import (
 )
 from memrank.cli import main
 from tests.artifacts.conftest import NOW
+from tests.committed_runs import ARTIFACTS, committed_run
 from tests.runs.conftest import slow
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-ARTIFACTS = REPOSITORY / "artifacts"
-
-
-def signed(system: str, evaluation: str) -> tuple[Path, dict]:
-    """The committed envelope of ``system`` on ``evaluation``, and its statement."""
-    for envelope in sorted((ARTIFACTS / "runs").glob("*.json")):
-        statement = json.loads(base64.b64decode(json.loads(envelope.read_bytes())["payload"]))
-        predicate = statement["predicate"]
-        if (predicate["system"]["declared_name"], predicate["evaluation"]["name"]) == (
-            system,
-            evaluation,
-        ):
-            return envelope, statement
-    raise AssertionError(f"no committed run of {system} on {evaluation}")
+REPOSITORY = ARTIFACTS.parent
 
 
 def memrank_cli(*args: str | Path, shared_data: Path) -> tuple[int, str]:
@@ -62,7 +48,7 @@ def memrank_cli(*args: str | Path, shared_data: Path) -> tuple[int, str]:
 def test_the_committed_bm25_locomo_run_reproduces_byte_identical_from_a_fresh_clone(
     tmp_path: Path, shared_data: Path
 ) -> None:
-    envelope, _ = signed("bm25", "locomo")
+    envelope, _ = committed_run("bm25", "locomo")
     clone = tmp_path / "clone"
     subprocess.run(
         ["git", "clone", "--quiet", str(REPOSITORY), str(clone)], check=True, timeout=300
@@ -79,7 +65,7 @@ def test_the_committed_bm25_locomo_run_reproduces_byte_identical_from_a_fresh_cl
     )
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "verdict:    byte-identical" in done.stdout
-    _, statement = signed("bm25", "locomo")
+    _, statement = committed_run("bm25", "locomo")
     result_digest = statement["subject"][1]["digest"]["sha256"]
     assert (results_cache() / f"{result_digest}.json").is_file()  # the store is a cache
 
@@ -88,7 +74,7 @@ def test_the_committed_bm25_locomo_run_reproduces_byte_identical_from_a_fresh_cl
 def test_a_run_whose_scores_were_edited_and_signed_again_differs(
     tmp_path: Path, shared_data: Path
 ) -> None:
-    envelope, statement = signed("bm25", "demo")
+    envelope, statement = committed_run("bm25", "demo")
     artifacts = tmp_path / "artifacts"
     (artifacts / "runs").mkdir(parents=True)
     for folder in ("scores", "timings"):
@@ -135,7 +121,7 @@ def test_a_run_whose_scores_were_edited_and_signed_again_differs(
 def test_verify_deep_reproduce_makes_a_missing_result_file_again(
     tmp_path: Path, shared_data: Path
 ) -> None:
-    envelope, statement = signed("bm25", "demo")
+    envelope, statement = committed_run("bm25", "demo")
     artifacts = tmp_path / "artifacts"
     shutil.copytree(ARTIFACTS, artifacts)
     result_name = statement["subject"][1]["name"]
