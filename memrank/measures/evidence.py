@@ -3,11 +3,14 @@
 An evaluation states each task's evidence in ``task.metadata["evidence"]``: the turns, each with
 its document id, its session and its text (``evidence_metadata`` writes it; the system never sees
 task metadata). An evidence turn counts as recalled within the first k documents when one of
-them contains its text (case and runs of whitespace aside) or stands for it by id
-(``metadata["doc_id"]`` for a chunk, else its own id; or one of ``metadata["doc_ids"]`` for a
-document joined from several whole ones). Containment makes the measure robust to chunking and
-to systems that return records of their own; the id keeps a long turn that a system split into
-chunks findable, and evidence an evaluation names by id alone (whole sessions) findable.
+them stands for it **by id** (``metadata["doc_id"]`` for a chunk, else its own id; or one of
+``metadata["doc_ids"]`` for a document joined from several whole ones) or holds it **by
+content**: the turn's text, normalised, is a run of whole words of the document's text,
+normalised (``normalised``: Unicode NFKC, case folded, every punctuation mark a space, runs of
+whitespace one space). The id keeps a long turn a system split into chunks findable, and
+evidence an evaluation names by id alone (whole sessions); content keeps a system that stores
+text its own way (its own record ids, punctuation or spacing dropped) from scoring as a miss.
+Each task's values say which attributed what was found (``by id``, ``by content`` or both).
 
 A session counts as recalled when one of the first k documents names it (``metadata
 ["session_id"]``, as the document was returned or as a client attributed it) or contains one
@@ -21,10 +24,12 @@ names and the headline names record None for it, so it is never mixed into a hea
 
 from __future__ import annotations
 
+import unicodedata
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+import regex
 from pydantic import BaseModel
 
 from memrank._types import FROZEN
@@ -40,6 +45,7 @@ __all__ = [
     "KS",
     "EvidenceRecall",
     "EvidenceTurn",
+    "Found",
     "SessionRecall",
     "evidence_metadata",
     "evidence_of",
@@ -84,9 +90,14 @@ def is_negative(task: Task) -> bool:
     return bool(task.metadata.get("negative", False))
 
 
+_PUNCTUATION = regex.compile(r"\p{P}+")
+
+
 def normalised(text: str) -> str:
-    """Lower-cased, with every run of whitespace made one space: what containment compares."""
-    return " ".join(text.lower().split())
+    """What content attribution compares: NFKC, case folded, each run of punctuation a space
+    and each run of whitespace one space."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_PUNCTUATION.sub(" ", folded).split())
 
 
 def session_of(document: Document) -> str | None:
@@ -95,43 +106,59 @@ def session_of(document: Document) -> str | None:
     return None if session is None else str(session)
 
 
+class Found(NamedTuple):
+    """Where an evidence turn was first found among the recalled documents, and how."""
+
+    rank: int
+    """1-based rank of the first document holding the turn."""
+    by: str
+    """``"id"`` when that document stands for the turn by id, else ``"content"``."""
+
+
 Read = dict[int, tuple[set[str], str]]
-"""id() of a document -> the ids it holds and its normalised text, for the documents of traces
-alive while it is used: a run recalls the same Document objects for many tasks."""
+"""id() of a document -> the ids it holds and its normalised text (padded with a space each
+side, so a containment test is by whole words), for the documents of traces alive while it is
+used: a run recalls the same Document objects for many tasks."""
 
 
 def first_ranks(
     turns: Sequence[EvidenceTurn], documents: Sequence[Document], read: Read | None = None
-) -> list[int | None]:
-    """For each evidence turn, the 1-based rank of the first document holding it, or None.
+) -> list[Found | None]:
+    """For each evidence turn, the first document holding it (by id, else by content), or None.
 
     ``read`` keeps what each document was read as, so a document recalled for many tasks is
     normalised once; it must not outlive the documents it names."""
     read = {} if read is None else read
-    ids, texts = [], []
+    held: list[tuple[set[str], str]] = []
     for d in documents:
         known = read.get(id(d))
         if known is None:
             known = read[id(d)] = (
                 {recalled_doc_id(d), *(d.metadata or {}).get("doc_ids", ())},
-                normalised(d.text),
+                f" {normalised(d.text)} ",
             )
-        ids.append(known[0])
-        texts.append(known[1])
-    ranks: list[int | None] = []
+        held.append(known)
+    found: list[Found | None] = []
     for turn in turns:
         wanted = normalised(turn.text)
-        ranks.append(
-            next(
-                (
-                    rank
-                    for rank, (held, text) in enumerate(zip(ids, texts, strict=True), start=1)
-                    if turn.id in held or (wanted and wanted in text)
-                ),
-                None,
-            )
-        )
-    return ranks
+        padded = f" {wanted} "
+        first = None
+        for rank, (ids, text) in enumerate(held, start=1):
+            if turn.id in ids:
+                first = Found(rank, "id")
+                break
+            if wanted and padded in text:
+                first = Found(rank, "content")
+                break
+        found.append(first)
+    return found
+
+
+def attributed_by(found: Sequence[Found | None], k: int) -> str:
+    """How the turns found within the first k were attributed: ``by id``, ``by content`` or
+    ``by id and by content`` (empty when none was found)."""
+    ways = {f.by for f in found if f is not None and f.rank <= k}
+    return " and ".join(f"by {way}" for way in ("id", "content") if way in ways)
 
 
 class _EvidenceMeasure(Measure):
@@ -165,10 +192,10 @@ class _EvidenceMeasure(Measure):
         trace: Trace,
         turns: list[EvidenceTurn],
         documents: Sequence[Document],
-        ranks: list[int | None],
+        found: list[Found | None],
     ) -> list[Value]:
-        """The task's values under the headline names, from the documents recalled (``ranks``:
-        each turn's first rank among them, as ``first_ranks`` gives it)."""
+        """The task's values under the headline names, from the documents recalled (``found``:
+        where each turn was first found among them, as ``first_ranks`` gives it)."""
 
     def _headline(self) -> tuple[str, ...]:
         return tuple(n for n in self.names() if "-negative" not in n)
@@ -217,18 +244,13 @@ class EvidenceRecall(_EvidenceMeasure):
         trace: Trace,
         turns: list[EvidenceTurn],
         documents: Sequence[Document],
-        ranks: list[int | None],
+        found: list[Found | None],
     ) -> list[Value]:
-        produced = self._at_budget(trace, turns, ranks) if self.budget else []
+        produced = self._at_budget(trace, turns, found) if self.budget else []
         for k in KS:
-            found = [turn.id for turn, rank in zip(turns, ranks, strict=True) if rank and rank <= k]
-            why = f"{len(found)} of {len(turns)} evidence turn(s) within the first {k}" + (
-                f": {', '.join(found)}" if found else ""
-            )
-            produced.append(
-                self._value(trace, f"evidence-recall@{k}", len(found) / len(turns), why)
-            )
-        best = min((rank for rank in ranks if rank), default=None)
+            share, why = _within(turns, found, k, f"within the first {k}")
+            produced.append(self._value(trace, f"evidence-recall@{k}", share, why))
+        best = min((f.rank for f in found if f), default=None)
         hit = best is not None and best <= HIT_AT
         why = (
             f"first evidence turn at rank {best}"
@@ -239,7 +261,7 @@ class EvidenceRecall(_EvidenceMeasure):
         return produced
 
     def _at_budget(
-        self, trace: Trace, turns: list[EvidenceTurn], ranks: list[int | None]
+        self, trace: Trace, turns: list[EvidenceTurn], found: list[Found | None]
     ) -> list[Value]:
         assert self.budget is not None
         name = f"evidence-recall@{self.budget.label}"
@@ -247,13 +269,20 @@ class EvidenceRecall(_EvidenceMeasure):
             why = f"the run was not held to the budget of {self.budget}, so it cannot be read there"
             return [self._value(trace, name, None, why)]
         kept = trace.cut.kept
-        found = [turn.id for turn, rank in zip(turns, ranks, strict=True) if rank and rank <= kept]
-        why = (
-            f"{len(found)} of {len(turns)} evidence turn(s) within the {kept} document(s) that "
-            f"fit {self.budget} ({trace.cut.used} used)"
-            + (f": {', '.join(found)}" if found else "")
-        )
-        return [self._value(trace, name, len(found) / len(turns), why)]
+        where = f"within the {kept} document(s) that fit {self.budget} ({trace.cut.used} used)"
+        share, why = _within(turns, found, kept, where)
+        return [self._value(trace, name, share, why)]
+
+
+def _within(
+    turns: list[EvidenceTurn], found: list[Found | None], k: int, where: str
+) -> tuple[float, str]:
+    """The share of turns found within the first k, and the why that says which and how."""
+    ids = [turn.id for turn, f in zip(turns, found, strict=True) if f and f.rank <= k]
+    why = f"{len(ids)} of {len(turns)} evidence turn(s) {where}"
+    if ids:
+        why += f": {', '.join(ids)} ({attributed_by(found, k)})"
+    return len(ids) / len(turns), why
 
 
 class SessionRecall(_EvidenceMeasure):
@@ -271,8 +300,9 @@ class SessionRecall(_EvidenceMeasure):
         trace: Trace,
         turns: list[EvidenceTurn],
         documents: Sequence[Document],
-        turn_ranks: list[int | None],
+        found: list[Found | None],
     ) -> list[Value]:
+        turn_ranks = [f.rank if f else None for f in found]
         first: dict[str, int | None] = dict.fromkeys(turn.session for turn in turns)
         for rank, document in enumerate(documents, start=1):
             session = session_of(document)
@@ -293,21 +323,21 @@ class SessionRecall(_EvidenceMeasure):
         ]
         produced = []
         for k in KS:
-            found = [s for s, rank in first.items() if rank is not None and rank <= k]
+            sessions = [s for s, rank in first.items() if rank is not None and rank <= k]
             blind = sum(rank <= k for rank in unknown)
             name = f"session-recall@{k}"
-            if blind and len(found) < len(first):
+            if blind and len(sessions) < len(first):
                 why = (
                     f"session unknown: {blind} of the first {k} recalled document(s) name no "
-                    f"session and hold no evidence turn; {len(found)} of {len(first)} evidence "
+                    f"session and hold no evidence turn; {len(sessions)} of {len(first)} evidence "
                     "session(s) found among the rest"
                 )
                 produced.append(self._value(trace, name, None, why))
                 continue
-            why = f"{len(found)} of {len(first)} evidence session(s) within the first {k}" + (
-                f": {', '.join(found)}" if found else ""
+            why = f"{len(sessions)} of {len(first)} evidence session(s) within the first {k}" + (
+                f": {', '.join(sessions)}" if sessions else ""
             )
-            produced.append(self._value(trace, name, len(found) / len(first), why))
+            produced.append(self._value(trace, name, len(sessions) / len(first), why))
         return produced
 
 

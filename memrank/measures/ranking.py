@@ -90,9 +90,8 @@ class SessionRanking(Measure):
 
 def _evidence_at(turns: Sequence[EvidenceTurn], documents: Sequence[Document]) -> list[str | None]:
     """For each document, the session of the first evidence turn it holds, if any."""
-    ranks = first_ranks(turns, documents)
     held: list[str | None] = [None] * len(documents)
-    for turn, rank in zip(turns, ranks, strict=True):
-        if rank is not None and held[rank - 1] is None:
-            held[rank - 1] = turn.session
+    for turn, found in zip(turns, first_ranks(turns, documents), strict=True):
+        if found is not None and held[found.rank - 1] is None:
+            held[found.rank - 1] = turn.session
     return held

@@ -70,9 +70,29 @@ def test_a_turn_counts_when_its_text_is_contained_or_its_id_is_named() -> None:
     assert values["evidence-recall@5"].value == 0.5  # found at rank 4
     assert values["evidence-recall@10"].value == 0.5
     assert values["evidence-recall@20"].value == 1.0  # the chunk is at rank 12
-    assert values["evidence-recall@20"].why.endswith("D1:3, D4:2")
+    assert values["evidence-recall@20"].why.endswith("D1:3, D4:2 (by id and by content)")
+    assert values["evidence-recall@10"].why.endswith("D1:3 (by content)")
     assert values["evidence-hit@10"].value == 1.0
     assert values["evidence-hit@10"].why == "first evidence turn at rank 4"
+
+
+def test_content_is_compared_without_punctuation_width_or_case() -> None:
+    # A store that drops final punctuation, folds width and keeps its own record ids
+    stored = [
+        _doc("rec-1", "Ｉ went to a support group, yesterday"),  # fullwidth I, a comma added
+        _doc("rec-2", "we adopted a cat — called Oscar"),
+    ]
+    values = _values(EvidenceRecall(), _trace(stored))
+    assert values["evidence-recall@5"].value == 1.0
+    assert values["evidence-recall@5"].why.endswith("D1:3, D4:2 (by content)")
+
+
+def test_content_is_matched_by_whole_words_only() -> None:
+    turn = [EvidenceTurn(id="D2:1", session="session_2", text="A cat.")]
+    inside_a_word = _values(EvidenceRecall(), _trace([_doc("x", "a category of its own")], turn))
+    assert inside_a_word["evidence-recall@5"].value == 0.0
+    whole = _values(EvidenceRecall(), _trace([_doc("x", "Then: a cat!")], turn))
+    assert whole["evidence-recall@5"].value == 1.0
 
 
 def test_part_of_a_turn_is_not_the_turn() -> None:
