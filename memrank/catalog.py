@@ -107,6 +107,46 @@ SYSTEMS: tuple[Entry, ...] = (
         "in-process, no network, no key",
     ),
     Entry(
+        "chroma",
+        "memrank.systems.libraries.chroma:ChromaMemory",
+        "memory; Chroma 1.5.9 in-process, a collection per unit, its default HNSW index (l2), "
+        "MiniLM vectors",
+        needs="the optional extra memrank[chroma] (chromadb==1.5.9, with memrank[dense]); "
+        "in-process, no network, no key",
+    ),
+    Entry(
+        "lancedb-hybrid",
+        "memrank.systems.libraries.lancedb_hybrid:LanceDBHybrid",
+        "memory; LanceDB 0.40.0 hybrid search: its native full-text index and flat MiniLM "
+        "vectors, fused by its default RRF",
+        needs="the optional extra memrank[lancedb] (lancedb==0.40.0, with memrank[dense]); "
+        "in-process, no network, no key",
+    ),
+    Entry(
+        "langgraph-store",
+        "memrank.systems.libraries.langgraph_store:LangGraphStore",
+        "memory; LangGraph 1.2.24's InMemoryStore with a MiniLM index, a namespace per unit "
+        "(exact cosine)",
+        needs="the optional extra memrank[langgraph] (langgraph==1.2.24, with memrank[dense]); "
+        "in-process, no network, no key",
+    ),
+    Entry(
+        "llamaindex-bm25",
+        "memrank.systems.libraries.llamaindex_bm25:LlamaIndexBM25",
+        "memory; LlamaIndex's BM25Retriever 0.8.0 (bm25s, English stemmer) with its defaults, "
+        "rebuilt per unit",
+        needs="the optional extra memrank[llamaindex] (llama-index-retrievers-bm25==0.8.0); "
+        "in-process, no network, no key",
+    ),
+    Entry(
+        "mem0-verbatim",
+        "memrank.systems.libraries.mem0_verbatim:Mem0Verbatim",
+        "memory; Mem0 2.2.1's library with add(infer=False) (verbatim, no LLM), local Qdrant, "
+        "MiniLM, threshold 0.0",
+        needs="the optional extra memrank[mem0] (mem0ai==2.2.1, with memrank[dense]); "
+        "in-process, no network, no key",
+    ),
+    Entry(
         "mem0",
         "memrank.systems.http.mem0:Mem0",
         "memory; a running Mem0 open-source REST server, driven over its own API",

@@ -1,0 +1,80 @@
+"""llamaindex-bm25: LlamaIndex's ``BM25Retriever`` (bm25s), the framework baseline people deploy.
+
+Each unit's documents become ``TextNode``s (id: the key memrank gave it; text: the document's
+text, no metadata), indexed by ``BM25Retriever.from_defaults`` with its defaults: English
+Snowball stemmer, English stopwords on the documents, bm25s's scoring (Lucene variant, k1 1.5,
+b 0.75). The index is static, so it is built again at the first query after documents were
+added. It returns ``similarity_top_k`` nodes, zero-scoring ones included, as the library does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from memrank.system import Content, Document, Memory, Recall, text_of
+from memrank.systems.libraries._told import Told, require_extra, version_of
+
+__all__ = ["LlamaIndexBM25"]
+
+
+class LlamaIndexBM25(Memory):
+    """LlamaIndex ``BM25Retriever`` 0.8.0 over the unit's documents, library defaults."""
+
+    name, version = "llamaindex-bm25", "1"
+
+    def __init__(self) -> None:
+        require_extra(
+            "the llamaindex-bm25 system", "llamaindex", ("llama_index.retrievers.bm25", "bm25s")
+        )
+        self._told = Told()
+        self._retriever: Any = None
+
+    def prepare(self, isolation_unit: str) -> None:
+        self.cleanup()
+
+    def ingest(self, documents: Sequence[Document]) -> None:
+        self._told.add(documents)
+        self._retriever = None
+
+    def retrieve(
+        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
+    ) -> Recall:
+        if not self._told.documents:
+            return Recall()
+        top_k = min(k, len(self._told.documents))  # bm25s refuses a k above the corpus
+        if self._retriever is None:
+            from llama_index.core.schema import TextNode
+            from llama_index.retrievers.bm25 import BM25Retriever
+
+            nodes = [
+                TextNode(id_=str(position), text=document.text)
+                for position, document in enumerate(self._told.documents)
+            ]
+            self._retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=top_k)
+        self._retriever.similarity_top_k = top_k
+        hits = self._retriever.retrieve(text_of(query))
+        return self._told.recall(
+            "llamaindex",
+            [h.node.node_id for h in hits],
+            [float(h.score or 0) for h in hits],
+            "scores",
+        )
+
+    def cleanup(self) -> None:
+        self._retriever = None
+        self._told.clear()
+
+    def state_fingerprint(self) -> str:
+        return f"{len(self._told.documents)} document(s)"
+
+    def components(self) -> dict[str, str]:
+        return {
+            "library": f"{version_of('llama-index-retrievers-bm25')}, "
+            f"{version_of('llama-index-core')}, {version_of('bm25s')}, {version_of('pystemmer')}",
+            "index": "BM25Retriever.from_defaults: bm25s (lucene), english snowball stemmer, "
+            "english stopwords on documents, token pattern (?u)\\b\\w\\w+\\b",
+            "returns": "similarity_top_k nodes, zero-scoring ones included (library default)",
+            **self._told.captions.components(),
+        }
