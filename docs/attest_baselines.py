@@ -1,22 +1,24 @@
 """Sign the board's baseline runs: every shipped offline system on the demo and on full LoCoMo,
-the runs already on the board (Mem-Gallery, MemoryCode), and ActiveMemoryIndex over the
-Add/Search wire, made by memrank installed from a freshly built wheel. One step, safe to repeat.
+the runs already on the board (Mem-Gallery, MemoryCode), and the running engines named
+(ActiveMemoryIndex over the Add/Search wire, Hindsight over its API), made by memrank installed
+from a freshly built wheel. One step, safe to repeat.
 
     uv run python docs/attest_baselines.py --root-key ROOT.pem --release-key RELEASE.pem \
         [--only SYSTEM[:EVALUATION]]... [--evaluation NAME]... [--system NAME]... \
-        [--aml-url URL] [--results-store DIR]
+        [--endpoint NAME=URL]... [--results-store DIR]
 
 It refuses a checkout with uncommitted changes (a run is published only from a wheel built
 from a clean, committed tree, which the wheel records), builds the wheel of this checkout,
-installs it (with the ``dense`` extra) into a fresh virtual environment, and from there runs
+installs it with the ``dense`` extra and every library's extra (``LIBRARY_EXTRAS``) into a
+fresh virtual environment, and from there runs
 each target: every system whose catalog entry says it needs no network on each evaluation
 (default: demo and locomo), and every (system, evaluation) already signed on the board.
 ``--evaluation NAME`` and ``--system NAME`` narrow or widen that list as before; ``--only
 SYSTEM[:EVALUATION]`` keeps to the pairs named (every evaluation of SYSTEM without one).
 LoCoMo's material is found through MEMRANK_DATA_DIR or MEMRANK_LOCOMO_FILE, else in
-../shared/data beside the clone. With ``--aml-url`` (a running ActiveMemoryIndex,
-docs/publishing.md) it also measures that service on LoCoMo as an endpoint observation (the
-catalog's ``active-memory-index``). A run already signed in the current format from the same
+../shared/data beside the clone. ``--endpoint NAME=URL`` names a running engine of the
+catalog's ``ENDPOINTS`` (``active-memory-index``, ``hindsight``; docs/publishing.md starts
+them), measured on LoCoMo as an endpoint observation. A run already signed in the current format from the same
 pipeline on the same dataset is skipped, so a second run changes nothing. Otherwise the new
 results are pinned in the trust root (created, naming ROOT's and RELEASE's public keys, when
 artifacts/root.json does not exist), attested with RELEASE, and the runs they replace are
@@ -52,11 +54,14 @@ ARTIFACTS = REPOSITORY / "artifacts"
 STORE = REPOSITORY / "results-store"  # ignored by git; uploaded as release assets
 KEEP_IN_GIT = 1 << 20  # result files this small are also kept in artifacts/results/
 EVALUATIONS = ("demo", "locomo")
-DIVISION = "open-source"  # memrank ships the code of every system it ships; AMI is MIT
+DIVISION = "open-source"  # every system measured here is open source (artifacts/systems.toml)
 ROOT_EXPIRES = "2027-12-31"
 TIMEOUT_S = 3600  # any one step; a full LoCoMo run of the slowest system takes minutes
-AMI_NAME = "active-memory-index"  # the catalog's ActiveMemoryIndex, measured on LoCoMo
-AMI_EVALUATION = "locomo"
+# Running engines measured over the wire, as endpoint observations: catalog name -> evaluation
+ENDPOINTS = {"active-memory-index": "locomo", "hindsight": "locomo"}
+LIBRARY_EXTRAS = ("chroma", "lancedb", "langgraph", "llamaindex", "mem0")
+# uv's override of pyproject.toml ([tool.uv]), which an install of the wheel does not read
+OVERRIDES = "pystemmer>=3.1.0\n"
 
 # Run inside the wheel's environment, so that every answer is the installed memrank's.
 _FACTS = """
@@ -127,13 +132,13 @@ def main() -> None:
                 continue
             saved = work / f"{system}__{evaluation}.json"
             options: list[str] = []
-            if system == AMI_NAME:
-                if arguments.aml_url is None:
-                    print(
-                        f"stale or missing: {system} on {evaluation}; pass --aml-url to measure it"
-                    )
+            if system in ENDPOINTS:
+                url = dict(e.partition("=")[::2] for e in arguments.endpoint or ()).get(system)
+                if not url:
+                    print(f"stale or missing: {system} on {evaluation}; pass --endpoint "
+                          f"{system}=URL to measure it")  # fmt: skip
                     continue
-                options = ["--option", f"base_url={arguments.aml_url}"]
+                options = ["--option", f"base_url={url}"]
             _run(memrank, "run", system, evaluation, *options, "--save", saved, quiet=True)
             fresh.append((saved, old))
         if fresh:
@@ -151,12 +156,11 @@ def _targets(
     arguments: argparse.Namespace, offline: list[str], signed: dict[tuple[str, str], Signed]
 ) -> list[tuple[str, str]]:
     """The (system, evaluation) pairs to make: offline systems on the evaluations asked (or
-    the defaults), ActiveMemoryIndex on LoCoMo, and every pair already signed; then narrowed
-    by --system and --only."""
+    the defaults), the endpoints on theirs, and every pair already signed; then narrowed by
+    --system and --only."""
     evaluations = arguments.evaluation or list(EVALUATIONS)
     pairs = [(system, evaluation) for evaluation in evaluations for system in offline]
-    if AMI_EVALUATION in evaluations:
-        pairs.append((AMI_NAME, AMI_EVALUATION))
+    pairs += [(system, on) for system, on in ENDPOINTS.items() if on in evaluations]
     if not arguments.evaluation:
         pairs += sorted(signed)
     only = [entry.partition(":")[::2] for entry in arguments.only or ()]
@@ -188,7 +192,12 @@ def _arguments() -> argparse.Namespace:
         metavar="SYSTEM[:EVALUATION]",
         help="only this system (on this evaluation) (repeatable)",
     )
-    parser.add_argument("--aml-url", help="base URL of a running ActiveMemoryIndex to measure")
+    parser.add_argument(
+        "--endpoint",
+        action="append",
+        metavar="NAME=URL",
+        help=f"a running engine to measure (repeatable): {', '.join(ENDPOINTS)}",
+    )
     parser.add_argument(
         "--results-store",
         type=Path,
@@ -234,8 +243,11 @@ def _install_wheel(work: Path) -> Path:
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     _run("uv", "venv", "--quiet", work / "venv")
     python = work / "venv" / "bin" / "python"
-    _run("uv", "pip", "install", "--quiet", "--python", python,
-         f"memrank[dense] @ {wheel.as_uri()}#sha256={digest}")  # fmt: skip
+    overrides = work / "overrides.txt"
+    overrides.write_text(OVERRIDES)
+    extras = ",".join(("dense", *LIBRARY_EXTRAS))
+    _run("uv", "pip", "install", "--quiet", "--python", python, "--override", overrides,
+         f"memrank[{extras}] @ {wheel.as_uri()}#sha256={digest}")  # fmt: skip
     return python.with_name("memrank")
 
 

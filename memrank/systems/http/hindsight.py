@@ -51,6 +51,14 @@ class Hindsight(EngineMemory):
     default_timeout = 600.0  # a synchronous retain waits for the engine's fact extraction
     version_at = ("/version", "api_version")
 
+    def configuration(self) -> dict[str, str]:
+        return {
+            "retain": f"items of {RETAIN_BATCH}, async false, each with its document_id, "
+            "metadata and timestamp when it has one",
+            "recall": "the query (and query_timestamp when the task has one), the server's "
+            "default budget and types, cut to k",
+        }
+
     def _bank(self, namespace: str) -> str:
         return f"/v1/default/banks/{segment(namespace)}"
 

@@ -12,6 +12,9 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
+import shutil
+import tempfile
+import weakref
 from collections.abc import Sequence
 
 from memrank.errors import MissingExtra
@@ -19,7 +22,7 @@ from memrank.system import Document, Recall
 from memrank.systems.dense import MiniLM
 from memrank.systems.text import CaptionsRead
 
-__all__ = ["Told", "embedder", "require_extra", "version_of"]
+__all__ = ["Told", "embedder", "require_extra", "scratch", "version_of"]
 
 _OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -40,6 +43,14 @@ def require_extra(system: str, extra: str, modules: Sequence[str]) -> None:
 def version_of(distribution: str) -> str:
     """``name==version`` of an installed distribution, as components record a library."""
     return f"{distribution}=={importlib.metadata.version(distribution)}"
+
+
+def scratch(owner: object, prefix: str) -> str:
+    """A temporary directory for a library's files, removed when ``owner`` is collected (or
+    when the process exits)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    weakref.finalize(owner, shutil.rmtree, path, ignore_errors=True)
+    return path
 
 
 def embedder() -> MiniLM:

@@ -3,7 +3,8 @@ fused by its default reranker (reciprocal rank fusion).
 
 Each unit's documents go into a fresh table of a LanceDB database in a temporary directory (a
 key, the text and its MiniLM vector per row). Before the first query after documents were
-added, LanceDB's native full-text index is (re)built over the text with its defaults; a query
+added, LanceDB's native full-text index is (re)built over the text with its defaults (``FTS()``:
+simple tokenizer, lower case, English stemming and stop words, ASCII folding); a query
 is ``query_type="hybrid"`` with the query's vector and text, fused by LanceDB's default
 ``RRFReranker`` (K 60). The vector side is exhaustive (no vector index is built): exact.
 """
@@ -11,13 +12,12 @@ is ``query_type="hybrid"`` with the query's vector and text, fused by LanceDB's 
 from __future__ import annotations
 
 import itertools
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.libraries._told import Told, embedder, require_extra, version_of
+from memrank.systems.libraries._told import Told, embedder, require_extra, scratch, version_of
 
 __all__ = ["LanceDBHybrid"]
 
@@ -33,8 +33,7 @@ class LanceDBHybrid(Memory):
         require_extra("the lancedb-hybrid system", "lancedb", ("lancedb", "pyarrow"))
         import lancedb
 
-        self._directory = tempfile.TemporaryDirectory(prefix="memrank-lancedb-")
-        self._db = lancedb.connect(self._directory.name)
+        self._db = lancedb.connect(scratch(self, "memrank-lancedb-"))
         self._embedder = embedder()
         self._told = Told()
         self._table: Any = None
@@ -71,7 +70,9 @@ class LanceDBHybrid(Memory):
         if self._table is None:
             return Recall()
         if not self._indexed:
-            self._table.create_fts_index("text", replace=True)
+            from lancedb.index import FTS
+
+            self._table.create_index("text", config=FTS(), replace=True)
             self._indexed = True
         text = text_of(query)
         hits = (
@@ -99,8 +100,9 @@ class LanceDBHybrid(Memory):
         return {
             "library": version_of("lancedb"),
             "store": "a LanceDB database in a temporary directory, one table per unit",
-            "index": "native full-text index on the text (lancedb defaults); vectors searched "
-            "flat (no vector index: exact)",
+            "index": "native full-text index on the text, FTS() defaults (simple tokenizer, "
+            "lower case, english stemming and stop words, ascii folding); vectors searched flat "
+            "(no vector index: exact)",
             "fusion": "query_type=hybrid, lancedb's default RRFReranker (K=60)",
             "embedder": self._embedder.describe(),
             **self._told.captions.components(),

@@ -17,14 +17,13 @@ closed port).
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Literal
 
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.dense import DIMENSIONS, MiniLM
-from memrank.systems.libraries._told import Told, embedder, require_extra, version_of
+from memrank.systems.libraries._told import Told, embedder, require_extra, scratch, version_of
 
 __all__ = ["Mem0Verbatim"]
 
@@ -39,8 +38,8 @@ class Mem0Verbatim(Memory):
     def __init__(self, threshold: float = 0.0) -> None:
         os.environ["MEM0_TELEMETRY"] = "False"  # read when mem0 is first imported
         require_extra("the mem0-verbatim system", "mem0", ("mem0", "qdrant_client"))
-        self._directory = tempfile.TemporaryDirectory(prefix="memrank-mem0-")
-        os.environ.setdefault("MEM0_DIR", self._directory.name)  # not the user's ~/.mem0
+        directory = scratch(self, "memrank-mem0-")
+        os.environ.setdefault("MEM0_DIR", directory)  # not the user's ~/.mem0
         from mem0 import Memory as Mem0Memory
         from mem0.configs.base import MemoryConfig
 
@@ -52,7 +51,7 @@ class Mem0Verbatim(Memory):
                     "provider": "qdrant",
                     "config": {
                         "collection_name": "memrank",
-                        "path": os.path.join(self._directory.name, "qdrant"),
+                        "path": os.path.join(directory, "qdrant"),
                         "embedding_model_dims": DIMENSIONS,
                     },
                 },
@@ -61,7 +60,7 @@ class Mem0Verbatim(Memory):
                     "provider": "openai",
                     "config": {"api_key": "never-used", "openai_base_url": "http://127.0.0.1:9"},
                 },
-                history_db_path=os.path.join(self._directory.name, "history.db"),
+                history_db_path=os.path.join(directory, "history.db"),
             )
         )
         self._memory.embedding_model = _Embedder(self._embedder)
