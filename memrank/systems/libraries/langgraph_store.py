@@ -1,7 +1,7 @@
 """langgraph-store: LangGraph's ``InMemoryStore`` with a semantic index, a namespace per user.
 
-The long-term memory store LangGraph documents for agents: items ``put`` under the namespace
-``("memories", <isolation unit>)``, the ``text`` field embedded by the index's ``embed``
+The long-term memory store LangGraph documents for agents: items ``put`` one at a time under
+the namespace ``("memories", <isolation unit>)``, the ``text`` field embedded by the index's ``embed``
 function (memrank's MiniLM, 384 dimensions), and ``search(namespace, query=..., limit=k)``
 ranking every item of the namespace by cosine similarity, computed exactly.
 """
@@ -45,11 +45,11 @@ class LangGraphStore(Memory):
         self._namespace = ("memories", isolation_unit)
 
     def ingest(self, documents: Sequence[Document]) -> None:
-        from langgraph.store.base import PutOp
-
-        self._store.batch(
-            [PutOp(self._namespace, key, {"text": text}) for key, text in self._told.add(documents)]
-        )
+        # One put per document, as an agent writes memories. (A batch of puts fails in 1.2.24
+        # when two items share a text: it embeds each distinct text once, then expects one
+        # vector per item.)
+        for key, text in self._told.add(documents):
+            self._store.put(self._namespace, key, {"text": text})
 
     def retrieve(
         self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None

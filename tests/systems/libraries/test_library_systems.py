@@ -61,9 +61,9 @@ def test_each_keeps_units_apart_and_clears(
     system.ingest([Document(id="a1", content="Alice keeps bees on the roof of her flat.")])
     system.cleanup()
     system.prepare("unit-b")
-    told = [
+    told = [  # two documents with one text, as conversations have ("Thanks!")
         Document(id=f"b{i}", content=f"Bob planted {plant} in the garden.")
-        for i, plant in enumerate(["tomatoes", "bees balm", "roses", "beans", "mint"])
+        for i, plant in enumerate(["tomatoes", "bees balm", "roses", "beans", "mint", "mint"])
     ]
     system.ingest(told)
     recalled = system.retrieve("who keeps bees on the roof?", k=3, user_id="unit-b").documents
