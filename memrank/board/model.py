@@ -8,11 +8,12 @@ links relative to the page they are on.
 from __future__ import annotations
 
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from memrank._types import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
 from memrank.board.config import Column, Overall
+from memrank.board.identity import Identity
 from memrank.measure import Value
 from memrank.provenance import Evidence
 
@@ -89,23 +90,6 @@ class Rank(BaseModel):
     @property
     def label(self) -> str:
         return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
-
-
-class Identity(BaseModel):
-    """Who a system is, from the maintainers' systems file (artifacts/systems.toml); never
-    from a signed run."""
-
-    model_config = _FROZEN
-    display_name: str = Field(min_length=1, max_length=80)
-    """The name rows show."""
-    organisation: str = Field(default="", max_length=120)
-    """Who makes it."""
-    homepage: str = Field(default="", max_length=300, pattern=r"^(https://\S+)?$")
-    """An https:// address, or empty."""
-    licence: str = Field(default="", max_length=80)
-    """An SPDX identifier or a short phrase (``proprietary``)."""
-    description: str = Field(default="", max_length=400)
-    """One sentence."""
 
 
 class Cell(BaseModel):
