@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from memrank._types import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
 from memrank.board.config import Column, Overall
+from memrank.board.field import FieldPage
 from memrank.board.identity import Identity
 from memrank.measure import Value
 from memrank.provenance import Evidence
@@ -366,6 +367,8 @@ class Frame(BaseModel):
     tracks: tuple[NavLink, ...]
     docs: tuple[NavLink, ...]
     trust_version: int
+    field: str | None = None
+    """The page of the field's published numbers; None when artifacts/field.toml is absent."""
 
 
 class HistoryEntry(BaseModel):
@@ -412,6 +415,9 @@ class Board(BaseModel):
     """The trust root's verified versions, newest first; empty when the build was given no chain."""
     histories: tuple[SystemHistory, ...] = ()
     """One page per signed system name: its runs across versions and evaluations."""
+    field: FieldPage | None = None
+    """The field's published numbers (artifacts/field.toml), listed beside the board, never
+    ranked; None when the file is absent."""
 
     def frame(self) -> Frame:
         return Frame(
@@ -419,4 +425,5 @@ class Board(BaseModel):
             tracks=tuple(NavLink(label=track.title, path=track.path) for track in self.tracks),
             docs=tuple(NavLink(label=doc.label, path=doc.path) for doc in self.docs),
             trust_version=self.trust.version,
+            field=self.field.path if self.field else None,
         )
