@@ -1,8 +1,9 @@
 """The board: the static leaderboard `memrank build-site` makes from verified artifacts.
 
-One direction of flow, a module per step: ``load`` reads board.toml and systems.toml and
-verifies every envelope against the trust root; ``build`` turns the verified runs into the typed
-``model.Board``: ``reading`` reads each column's scores once (means, intervals, the all-pairs
+One direction of flow, a module per step: ``load`` reads board.toml, systems.toml
+(``identity``) and field.toml (``field``: the field's published numbers, shown beside the
+board, never ranked) and verifies every envelope against the trust root; ``build`` turns the
+verified runs into the typed ``model.Board``: ``reading`` reads each column's scores once (means, intervals, the all-pairs
 test, categories), ``compare`` turns that into cells, comparisons and evaluation pages,
 ``pages`` into run pages, ``changelog`` into the board's history (``roots``: the trust root's
 versions, from the verified chain). ``docs`` renders docs/*.md;

@@ -20,6 +20,7 @@ from memrank.board.changelog import changes
 from memrank.board.columns import column_part, evaluation_of
 from memrank.board.compare import Shown
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
+from memrank.board.field import FieldPage
 from memrank.board.lookalikes import look_alikes
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
@@ -42,10 +43,12 @@ def build_board(
     memo: Memo = NO_MEMO,
     roots: Sequence[Root] = (),
     stored: frozenset[str] = frozenset(),
+    field: FieldPage | None = None,
 ) -> Board:
     """The Board for ``runs`` (already verified) as ``config`` lays it out; ``memo`` may hold
     each column's all-pairs matrices from an earlier build; ``stored`` lists the result files
-    the results store is known to hold (only those are linked)."""
+    the results store is known to hold (only those are linked); ``field`` is the page of the
+    field's published numbers, shown beside the board as it is."""
     identities = identities or {}
     runs = sorted(runs, key=lambda run: run.artifact_id)
     superseded = {
@@ -96,6 +99,7 @@ def build_board(
         trust=trust,
         roots=root_history(roots),
         histories=histories(pages, [run_link(run, identities) for run in runs]),
+        field=field,
     )
 
 

@@ -276,6 +276,7 @@ def _sitemap(board: Board) -> bytes:
     pages += [page.path for page in board.evaluations]
     pages += [history.path for history in board.histories]
     pages.append(urls.CHANGELOG)
+    pages += [board.field.path] if board.field else []
     pages += [doc.path for doc in board.docs]
     lines = ['<?xml version="1.0" encoding="UTF-8"?>']
     lines.append('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')

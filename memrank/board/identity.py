@@ -4,6 +4,11 @@ A signed run names its system by the class that ran (``BM25Adapter``); readers w
 organisation, a link and a licence. The maintainers keep those here, keyed by the signed name,
 so a row's identity is curated text and its numbers stay signed facts. A system the file does
 not name is shown by its signed name alone.
+
+A third-party system is measured in one offline configuration, which is not the product as its
+makers run it. Its entry says which configuration (``configuration``) and what that leaves out
+of the product's default path (``leaves_out``), and its display name reads "system · offline
+configuration" (``Mem0 2.2.1 · verbatim, no LLM · MiniLM``), never the bare product name.
 """
 
 from __future__ import annotations
@@ -12,16 +17,45 @@ import tomllib
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memrank._skeleton import skeleton
-from memrank.board.model import Identity
 from memrank.board.text import visible
 from memrank.errors import BoardConfigError
 
-__all__ = ["SYSTEMS_TOML", "load_identities"]
+__all__ = ["CONFIGURATION_MARK", "SYSTEMS_TOML", "Identity", "load_identities", "plain_https"]
 
 SYSTEMS_TOML = "systems.toml"
+CONFIGURATION_MARK = " · "
+"""What separates the system from its configuration in a configured entry's display name."""
+
+
+class Identity(BaseModel):
+    """Who a system is, from the maintainers' systems file (artifacts/systems.toml); never
+    from a signed run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    display_name: str = Field(min_length=1, max_length=80)
+    """The name rows show."""
+    organisation: str = Field(default="", max_length=120)
+    """Who makes it."""
+    homepage: str = Field(default="", max_length=300, pattern=r"^(https://\S+)?$")
+    """An https:// address, or empty."""
+    licence: str = Field(default="", max_length=80)
+    """An SPDX identifier or a short phrase (``proprietary``)."""
+    description: str = Field(default="", max_length=400)
+    """One sentence."""
+    configuration: str = Field(default="", max_length=300)
+    """A third-party system: the offline configuration its runs measure, in a sentence or two."""
+    leaves_out: str = Field(default="", max_length=300)
+    """A third-party system: what that configuration leaves out of the product's default path
+    (LLM fact extraction, a cross-encoder reranker, ...)."""
+
+
+def plain_https(address: str) -> bool:
+    """An https address with a host and no user:password@ (which can hide the real host)."""
+    parts = urlsplit(address)
+    return parts.scheme == "https" and bool(parts.hostname) and "@" not in parts.netloc
 
 
 def load_identities(path: Path) -> dict[str, Identity]:
@@ -48,19 +82,37 @@ def load_identities(path: Path) -> dict[str, Identity]:
             )
             raise BoardConfigError(f"{path}: systems.{name}: {problems}") from None
         _homepage_is_plain(path, name, found[name].homepage)
+        _configuration_is_named(path, name, found[name])
     _display_names_distinct(path, found)
     return found
 
 
 def _homepage_is_plain(path: Path, name: str, homepage: str) -> None:
-    """An https address with a host and no user:password@ (which can hide the real host)."""
-    if not homepage:
-        return
-    parts = urlsplit(homepage)
-    if parts.scheme != "https" or not parts.hostname or "@" in parts.netloc:
+    if homepage and not plain_https(homepage):
         raise BoardConfigError(
             f"{path}: systems.{name}: homepage {homepage!r} is not a plain https:// address; "
             "give https://host/path, without user:password@"
+        )
+
+
+def _configuration_is_named(path: Path, name: str, identity: Identity) -> None:
+    """A configured entry says both what it measured and what that leaves out, and its display
+    name names the configuration after the system."""
+    if not identity.configuration and not identity.leaves_out:
+        return
+    for field in ("configuration", "leaves_out"):
+        if not getattr(identity, field).strip():
+            raise BoardConfigError(
+                f"{path}: systems.{name}: {field} is missing; a third-party entry gives both "
+                "configuration (what was measured) and leaves_out (what the product's default "
+                "path has that it lacks)"
+            )
+    system, _, configuration = identity.display_name.partition(CONFIGURATION_MARK)
+    if not system.strip() or not configuration.strip():
+        raise BoardConfigError(
+            f"{path}: systems.{name}: display_name {identity.display_name!r} does not name the "
+            f"configuration; write it as 'system{CONFIGURATION_MARK}offline configuration', "
+            f"like 'Mem0 2.2.1{CONFIGURATION_MARK}verbatim, no LLM{CONFIGURATION_MARK}MiniLM'"
         )
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from memrank.artifacts import Root, Verification, held_by_store, load_trust, verify_directory
 from memrank.board.config import BoardConfig
 from memrank.board.config import load as load_config
+from memrank.board.field import FIELD_TOML, FieldPage, load_field
 from memrank.board.identity import SYSTEMS_TOML, load_identities
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Identity
@@ -35,10 +36,12 @@ class Loaded:
     """artifacts/systems.toml: who each system is, by signed name."""
     stored: frozenset[str]
     """artifacts/results-store.json: the result files the results store is known to hold."""
+    field: FieldPage | None = None
+    """artifacts/field.toml: the field's published numbers, when the file is there."""
 
 
 def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
-    """Read ``artifacts/board.toml`` and ``artifacts/systems.toml``, and verify every
+    """Read ``artifacts/board.toml``, ``systems.toml`` and ``field.toml``, and verify every
     ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
     trusted raises. ``memo`` remembers which artifacts' scores files passed every check."""
     config = load_config(artifacts / BOARD_TOML)
@@ -57,4 +60,5 @@ def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
         verification=verification,
         identities=load_identities(artifacts / SYSTEMS_TOML),
         stored=held_by_store(artifacts),
+        field=load_field(artifacts / FIELD_TOML),
     )

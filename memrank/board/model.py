@@ -8,11 +8,13 @@ links relative to the page they are on.
 from __future__ import annotations
 
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from memrank._types import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
 from memrank.board.config import Column, Overall
+from memrank.board.field import FieldPage
+from memrank.board.identity import Identity
 from memrank.measure import Value
 from memrank.provenance import Evidence
 
@@ -89,23 +91,6 @@ class Rank(BaseModel):
     @property
     def label(self) -> str:
         return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
-
-
-class Identity(BaseModel):
-    """Who a system is, from the maintainers' systems file (artifacts/systems.toml); never
-    from a signed run."""
-
-    model_config = _FROZEN
-    display_name: str = Field(min_length=1, max_length=80)
-    """The name rows show."""
-    organisation: str = Field(default="", max_length=120)
-    """Who makes it."""
-    homepage: str = Field(default="", max_length=300, pattern=r"^(https://\S+)?$")
-    """An https:// address, or empty."""
-    licence: str = Field(default="", max_length=80)
-    """An SPDX identifier or a short phrase (``proprietary``)."""
-    description: str = Field(default="", max_length=400)
-    """One sentence."""
 
 
 class Cell(BaseModel):
@@ -382,6 +367,8 @@ class Frame(BaseModel):
     tracks: tuple[NavLink, ...]
     docs: tuple[NavLink, ...]
     trust_version: int
+    field: str | None = None
+    """The page of the field's published numbers; None when artifacts/field.toml is absent."""
 
 
 class HistoryEntry(BaseModel):
@@ -428,6 +415,9 @@ class Board(BaseModel):
     """The trust root's verified versions, newest first; empty when the build was given no chain."""
     histories: tuple[SystemHistory, ...] = ()
     """One page per signed system name: its runs across versions and evaluations."""
+    field: FieldPage | None = None
+    """The field's published numbers (artifacts/field.toml), listed beside the board, never
+    ranked; None when the file is absent."""
 
     def frame(self) -> Frame:
         return Frame(
@@ -435,4 +425,5 @@ class Board(BaseModel):
             tracks=tuple(NavLink(label=track.title, path=track.path) for track in self.tracks),
             docs=tuple(NavLink(label=doc.label, path=doc.path) for doc in self.docs),
             trust_version=self.trust.version,
+            field=self.field.path if self.field else None,
         )

@@ -81,6 +81,8 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
     for history in board.histories:
         own(history.path, "history.html", {"history": history})
     whole(urls.CHANGELOG, "changes.html")
+    if board.field is not None:
+        own(board.field.path, "field.html", {"field": board.field})
     for doc in board.docs:
         own(doc.path, "doc.html", {"doc": doc})
     # Served for a missing path at any depth, so its links start at the site's own path.

@@ -68,6 +68,7 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
             memo,
             roots=loaded.roots,
             stored=loaded.stored,
+            field=loaded.field,
         )
         tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
     memo.prune()

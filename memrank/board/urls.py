@@ -14,6 +14,7 @@ import re
 __all__ = [
     "CHANGELOG",
     "FEED",
+    "FIELD",
     "INDEX",
     "MANIFEST",
     "NOT_FOUND",
@@ -43,6 +44,8 @@ SITEMAP = "sitemap.xml"
 ROBOTS = "robots.txt"
 CHANGELOG = "changes/index.html"
 FEED = "changes/feed.xml"
+FIELD = "field/index.html"
+"""The field's published answer-accuracy numbers, beside the board's columns."""
 
 _SAFE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _UNSAFE_RUN = re.compile(r"[^a-z0-9]+")
