@@ -1,8 +1,9 @@
 """The answer stage and the judge: recalled documents -> a pinned prompt -> an answer -> a score.
 
 ``AnswerStage`` answers a memory's recalled documents under a ``Protocol`` (``mem0``,
-``locomo``, ``longmemeval``, ``aml``) within an o200k_base token budget; the protocol's
-measures score the answers by rule (F1, BLEU-1, LoCoMo's category rules) and by a judge model.
+``locomo``, ``longmemeval``, ``aml``, ``memorycode``, ``mem-gallery``) within an o200k_base
+token budget; the protocol's measures score the answers by rule (F1, BLEU-1, LoCoMo's category
+rules, MemoryCode's checks) and by a judge model.
 """
 
 from memrank.answer.cost import Estimate, estimate, spent

@@ -49,7 +49,11 @@ def estimate(stage: AnswerStage, tasks: Sequence[Task]) -> Estimate:
     """The upper estimate for putting ``tasks`` through the stage (and its judge)."""
     protocol = stage.protocol
     scored = [t for t in tasks if t.category not in protocol.skips]
-    sent = (protocol.answer_prompt, *((protocol.preamble,) if protocol.preamble else ()))
+    sent = (
+        protocol.answer_prompt,
+        *((protocol.preamble,) if protocol.preamble else ()),
+        *protocol.inserts,  # at most one of each is sent: an upper bound
+    )
     answer_in = sum(count_tokens(prompt(p).text) for p in sent) + (stage.budget_tokens or 0)
     answer_out = protocol.answer_params.max_tokens or _UNSTATED_OUTPUT
     answering = tasks if stage.model is not None else ()

@@ -2,7 +2,8 @@
 
 Each ``*_slots`` function gives the values of one protocol's answer prompt from the task and
 the documents kept, laid out as the protocol's source lays them out (Mem0's per-speaker JSON
-lists, LongMemEval's session blocks, MemoryCode's numbered sessions, memrank's LoCoMo lines).
+lists, LongMemEval's session blocks, MemoryCode's numbered sessions, Mem-Gallery's numbered
+memories between ``[Memory Start]`` and ``[Memory End]``, memrank's LoCoMo lines).
 """
 
 from __future__ import annotations
@@ -12,11 +13,19 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from memrank.answer.prompts import Prompt
+from memrank.answer.prompts import Prompt, prompt
 from memrank.evaluation import Task
-from memrank.system import Document, text_of
+from memrank.system import IMAGE_CAPTIONS, Document, text_of
 
-__all__ = ["aml_slots", "locomo_slots", "longmemeval_slots", "mem0_slots", "memorycode_slots"]
+__all__ = [
+    "aml_slots",
+    "locomo_slots",
+    "longmemeval_slots",
+    "mem0_slots",
+    "mem_gallery_question",
+    "mem_gallery_slots",
+    "memorycode_slots",
+]
 
 
 def _when(document: Document) -> str:
@@ -149,4 +158,58 @@ def memorycode_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[st
         "mentor": str(roles.get("mentor", "")),
         "session": sessions,
         "eval_query": str(task.metadata.get("query", text_of(task.prompt))),
+    }
+
+
+_MG_SPEAKER = re.compile(r"(user \([^\n]*?\)): ")
+_MG_IMAGE = re.compile(r"^image_id: ([^\n]*)\n\[image: ([^\n]*)\]$", re.M)
+_MG_CONSTRAINTS = {"AR": "mem-gallery-ar", "CD": "mem-gallery-cd", "VS": "mem-gallery-vs"}
+_MG_IMAGE_MARK = "\n[image: "
+
+
+def mem_gallery_question(task: Task) -> tuple[str, str | None]:
+    """A Mem-Gallery question without its image, and that image's caption (None when it shows
+    none): a text-only reader has such a question as ``<question>\n[image: <caption>]``."""
+    text = text_of(task.prompt, task.metadata.get(IMAGE_CAPTIONS, ()))
+    images = task.metadata.get("images")
+    if isinstance(images, dict) and "question" in images:
+        question, mark, caption = text.rpartition(_MG_IMAGE_MARK)
+        if mark and caption.endswith("]"):
+            return question, caption[:-1]
+    return text, None
+
+
+def _mg_speaker(task: Task, kept: Sequence[Document]) -> str:
+    """Upstream's speaker_a, ``user (<name>)`` as the conversation's rounds begin; ``user``
+    when they name nobody (as upstream has it without a character name)."""
+    for document in (*task.context[:1], *kept[:1]):
+        found = _MG_SPEAKER.match(document.text)
+        if found:
+            return found.group(1)
+    return "user"
+
+
+def _mg_unit(document: Document) -> str:
+    # a round's image as upstream's text memories hold it: 'image:\nimage_id: <id>\n
+    # image_caption: <caption>' (memrank's text reading has 'image_id: <id>\n[image: <caption>]')
+    text = _MG_IMAGE.sub(r"image:\nimage_id: \1\nimage_caption: \2", document.text)
+    return f"timestamp: {document.timestamp:%Y-%m-%d}\n{text}" if document.timestamp else text
+
+
+def mem_gallery_slots(task: Task, kept: Sequence[Document], _: Prompt) -> dict[str, str]:
+    # run_bench.py's caption (text-memory) path: the memories as its ConcateUtilization joins
+    # them, in rank order, 'None' when there is none; the question with its type's format
+    # constraint after two newlines; its image (here its caption) after the question.
+    units = "\n".join(f"[Memory {i}] {_mg_unit(d)}" for i, d in enumerate(kept))
+    question, caption = mem_gallery_question(task)
+    constraint = _MG_CONSTRAINTS.get((task.category or "").upper())
+    return {
+        "memory_context": f"[Memory Start]\n{units or 'None'}\n[Memory End]",
+        "speaker_a": _mg_speaker(task, kept),
+        "speaker_b": "assistant",
+        "observation": question,
+        "format_constraint": "" if constraint is None else "\n\n" + prompt(constraint).text,
+        "question_image": ""
+        if caption is None
+        else f"{prompt('mem-gallery-question-image').text}image_caption: {caption}",
     }

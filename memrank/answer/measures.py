@@ -117,7 +117,8 @@ def _rule(protocol: Protocol, rule: str, answerer: str) -> Measure:
 
 
 class Judge(_AnswerScore):
-    """The protocol's judge model decides whether each answer is correct (1) or not (0)."""
+    """The protocol's judge model scores each answer: correct (1) or not (0), or on a graded
+    scale (Mem-Gallery's 0, 0.5, 1)."""
 
     decider = Decider.MODEL
 
@@ -143,8 +144,9 @@ class Judge(_AnswerScore):
             self.name,
             *(f"{self.name}.pass-{i}" for i in range(1, passes + 1) if passes > 1),
         )
-        # every pass is CORRECT or WRONG; the per-task mean over several passes is not binary
-        self.binary = self.produces[1:] if passes > 1 else (self.name,)  # type: ignore[misc]
+        # every pass of a binary judge is 0 or 1; the per-task mean over several passes is not
+        binary = self.produces[1:] if passes > 1 else (self.name,)
+        self.binary = binary if self.step.binary else ()  # type: ignore[misc]
         self.account = _Account()
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
@@ -169,14 +171,15 @@ class Judge(_AnswerScore):
             head = self._none(trace.task, first_why)
         else:
             mean = sum(decided) / len(decided)
-            why = (
-                first_why
-                if self.passes == 1
-                else (
+            if self.passes == 1:
+                why = first_why
+            elif self.step.binary:
+                why = (
                     f"{int(sum(decided))} of {len(decided)} decided pass(es) correct; "
                     f"first verdict: {first_why}"
                 )
-            )
+            else:
+                why = f"mean of {len(decided)} decided pass(es); first verdict: {first_why}"
             head = Value(
                 measure=self.name, decider=self.decider, task_id=trace.task.id, value=mean, why=why
             )

@@ -71,6 +71,8 @@ class Prompt:
         missing = [name for name in named if name not in slots]
         if missing:
             raise UsageError(f"prompt {self.id}: no value for {', '.join(missing)}")
+        if not self.pin.placeholders:  # a fixed text (Mem-Gallery's system prompt)
+            return self.text, {}
         positional = iter(self.pin.order)
         pattern = "|".join(
             re.escape(p) for p in sorted(self.pin.placeholders, key=len, reverse=True)

@@ -18,6 +18,10 @@ bundle (prompt hashes, parameters, default models, scoring) for the record.
 - ``memorycode@v1``: MemoryCode's retrieval path: its preamble as a system message, its prompt
   with the recalled sessions in dialogue order; the answer model writes code, and upstream's
   regex checks (``instructions-followed``) decide.
+- ``mem-gallery@v1``: Mem-Gallery's caption (text-memory) path: its system prompt, then the
+  recalled rounds as its numbered memories and the question with its type's format constraint;
+  images are read as their captions (the answer model is text-only). Its judge grades 0 to 1 in
+  quarters (temperature 0), read as upstream reads it: 0.25 counts 0.5, 0.75 counts 1.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ from memrank.answer.layouts import (
     locomo_slots,
     longmemeval_slots,
     mem0_slots,
+    mem_gallery_question,
+    mem_gallery_slots,
     memorycode_slots,
 )
 from memrank.answer.prompts import Prompt, prompt
@@ -60,6 +66,10 @@ class JudgeStep:
     """The verdict reader (``verdicts.READERS``)."""
     slots: tuple[str, str, str]
     """The names the prompt gives the question, the gold answer and the generated answer."""
+    binary: bool = True
+    """Every verdict is 0 or 1 (False for a graded judge: Mem-Gallery's 0, 0.5, 1)."""
+    question_of: Callable[[Task], str] | None = None
+    """The question as the judge reads it; None for the task's prompt as text."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,9 @@ class Protocol:
     """Task categories the source leaves out of every score."""
     verified: bool = True
     """False while the prompt bytes are not checked against the source itself."""
+    inserts: tuple[str, ...] = ()
+    """Pinned texts the slots put into the answer prompt (Mem-Gallery's format constraints and
+    its question-image line)."""
 
     @property
     def id(self) -> str:
@@ -108,7 +121,7 @@ class Protocol:
     def prompt_ids(self) -> tuple[str, ...]:
         """Every prompt id the protocol may send."""
         preamble = (self.preamble,) if self.preamble else ()
-        return (self.answer_prompt, *preamble, *self.judge_prompt_ids())
+        return (self.answer_prompt, *preamble, *self.inserts, *self.judge_prompt_ids())
 
     def judge_prompt_ids(self) -> tuple[str, ...]:
         """The prompt ids its judge may send."""
@@ -149,9 +162,8 @@ class Protocol:
         assert self.judge is not None
         template = prompt(self.judge.prompt_of(task))
         question, gold_slot, answer_slot = self.judge.slots
-        text = template.render(
-            **{question: text_of(task.prompt), gold_slot: gold, answer_slot: answer}
-        )
+        asked = self.judge.question_of(task) if self.judge.question_of else text_of(task.prompt)
+        text = template.render(**{question: asked, gold_slot: gold, answer_slot: answer})
         return template, [Message(role="user", content=text)]
 
 
@@ -181,6 +193,7 @@ _JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {
     "mem0": ("mem0-judge",),
     "longmemeval": (*sorted(set(_LME_TEMPLATES.values())), "longmemeval-judge-abstention"),
     "aml": ("aml-judge",),
+    "mem-gallery": ("mem-gallery-judge",),
 }
 _MINI = "openai:gpt-4o-mini"
 
@@ -278,6 +291,35 @@ PROTOCOLS: dict[str, Protocol] = {
             judge=None,
             rules=("instructions-followed",),
             preamble="memorycode-preamble",
+        ),
+        Protocol(
+            name="mem-gallery",
+            version="v1",
+            answer_prompt="mem-gallery-answer",
+            answer_role="user",
+            # run_bench.py sends temperature 0.0 (and its seed to Qwen models only)
+            answer_params=CallParams(temperature=0.0),
+            answer_model=_MINI,  # one of run_bench.py's backbones (through OpenRouter)
+            slots=mem_gallery_slots,
+            context=("memory_context",),
+            judge=JudgeStep(
+                prompt_of=lambda task: "mem-gallery-judge",
+                params=CallParams(temperature=0.0),
+                # DefaultEvalConfig.py: Qwen2.5-VL-7B-Instruct served by vLLM on 127.0.0.1:8000
+                model="openai-compatible:http://127.0.0.1:8000/v1:Qwen2.5-VL-7B-Instruct",
+                reader="mem-gallery-score",
+                slots=("question", "ground_truth", "model_output"),
+                binary=False,
+                question_of=lambda task: mem_gallery_question(task)[0],
+            ),
+            rules=(),
+            preamble="mem-gallery-system",
+            inserts=(
+                "mem-gallery-ar",
+                "mem-gallery-cd",
+                "mem-gallery-vs",
+                "mem-gallery-question-image",
+            ),
         ),
     )
 }

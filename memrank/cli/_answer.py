@@ -2,7 +2,9 @@
 
 A judge is named by ``--judge`` or the ``MEMRANK_JUDGE`` environment variable; ``--no-judge``
 turns it off. ``--answer-model`` and ``--seed`` default to ``MEMRANK_ANSWER_MODEL`` and
-``MEMRANK_SEED`` (so a sweep's shards and its merge are configured alike). The protocol defaults by evaluation (locomo: mem0, longmemeval: longmemeval).
+``MEMRANK_SEED`` (so a sweep's shards and its merge are configured alike). The protocol defaults
+by evaluation (locomo: mem0, longmemeval: longmemeval, memorycode: memorycode, mem-gallery:
+mem-gallery).
 The answer stage runs when a judge is configured, or ``--answer-model`` or ``--protocol`` is
 given. An evaluation whose quality metric is the judge's (locomo, longmemeval, beam) run
 without one says so in its result, with the reason.
@@ -39,7 +41,12 @@ __all__ = [
 JUDGE_VARIABLE = "MEMRANK_JUDGE"
 ANSWER_MODEL_VARIABLE = "MEMRANK_ANSWER_MODEL"
 SEED_VARIABLE = "MEMRANK_SEED"
-_DEFAULT_PROTOCOL = {"locomo": "mem0", "longmemeval": "longmemeval", "memorycode": "memorycode"}
+_DEFAULT_PROTOCOL = {
+    "locomo": "mem0",
+    "longmemeval": "longmemeval",
+    "memorycode": "memorycode",
+    "mem-gallery": "mem-gallery",
+}
 _JUDGED_BY_DEFAULT = ("locomo", "longmemeval", "beam")
 
 
@@ -81,8 +88,8 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--protocol",
             metavar="NAME",
-            help="Answer protocol: mem0, locomo, longmemeval, aml, memorycode (default by "
-            "evaluation).",
+            help="Answer protocol: mem0, locomo, longmemeval, aml, memorycode, mem-gallery "
+            "(default by evaluation).",
         ),
         click.option(
             "--answer-model",
@@ -139,7 +146,7 @@ def plan(
         if name is None:
             raise UsageError(
                 f"evaluation {evaluation.name!r} has no default answer protocol; give --protocol "
-                "(mem0, locomo, longmemeval, aml, memorycode)"
+                "(mem0, locomo, longmemeval, aml, memorycode, mem-gallery)"
             )
         chosen = protocol(name)
         cache = None if options.no_cache else ResponseCache()

@@ -20,7 +20,8 @@ How the files become tasks:
   ``[image: <caption>]``. ``metadata["images"]`` records which each image was (``file`` or
   ``caption``), and every image file read is listed in the dataset bundle with its own digest;
 - one task per question, id ``<conversation>:q<n>``, category its type (``point``); a question
-  with an image asks with it (its file as an ``image_url`` part, else its caption as text);
+  with an image asks with it (its file as an ``image_url`` part, its caption kept in the task's
+  ``image_captions``; else its caption as text);
 - the evidence is the rounds its ``clue`` names. The 184 ``AR`` questions name none (their
   answer is that it was never said): they abstain and have no evidence recall.
 """
@@ -325,6 +326,7 @@ class _Reader:
                 prompt = f"{prompt}\n[image: {question['image_caption']}]"
             else:
                 prompt = (TextPart(text=str(prompt)), image)
+                metadata[IMAGE_CAPTIONS] = [str(question["image_caption"])]
         return Task(
             id=f"{group}:q{number}",
             prompt=prompt,

@@ -104,6 +104,9 @@ def _context_of(name: str, content: str) -> str:
         return content[
             content.index("History Chats:\n\n") + 16 : content.rindex("\n\nCurrent Date:")
         ]
+    if name == "mem-gallery":
+        start = content.index("are as follows:\n\n") + len("are as follows:\n\n")
+        return content[start : content.rindex("\n\nYour task is to answer the question")]
     if name == "memorycode":
         start = content.index(":\n ") + len(":\n ")
         return content[start : content.rindex(" \nBased on information provided")]

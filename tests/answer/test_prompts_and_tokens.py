@@ -13,17 +13,21 @@ from memrank.answer.prompts import PROMPTS_DIR_VARIABLE
 from memrank.errors import DatasetMismatch, UsageError
 from tests.answer.conftest import spec_texts
 from tests.answer.upstream import (
+    FOLDER,
+    UPSTREAM_FILES,
     UPSTREAM_FSTRINGS,
+    UPSTREAM_JOINED,
     UPSTREAM_PROMPTS,
     constant,
     fstring,
     sources,
+    text_file,
 )
 
 
 def test_every_shipped_prompt_matches_its_pin() -> None:
     shipped = [pin for pin in pins().values() if pin.shipped]
-    assert len(shipped) == 11
+    assert len(shipped) == 18
     for pin in shipped:
         text = prompt(pin.id).text
         assert hashlib.sha256(text.encode()).hexdigest() == pin.sha256
@@ -32,7 +36,8 @@ def test_every_shipped_prompt_matches_its_pin() -> None:
 
 def test_every_shipped_source_prompt_is_the_upstream_string_byte_for_byte() -> None:
     sourced = {pin.id for pin in pins().values() if pin.shipped and pin.commit}
-    assert sourced == set(UPSTREAM_PROMPTS) | set(UPSTREAM_FSTRINGS)  # every one is checked
+    checked = (UPSTREAM_PROMPTS, UPSTREAM_FSTRINGS, UPSTREAM_FILES, UPSTREAM_JOINED)
+    assert sourced == {name for table in checked for name in table}  # every one is checked
     for name, (file, variable, index) in UPSTREAM_PROMPTS.items():
         upstream = constant(file, variable, index).encode()
         assert prompt(name).text.encode() == upstream, name
@@ -45,6 +50,25 @@ def test_memorycodes_f_strings_are_upstreams_literal_text() -> None:
         upstream = fstring(file, function, variable).encode()
         assert prompt(name).text.encode() == upstream, name
         assert pins()[name].commit == sources()[file]["commit"], name
+
+
+def test_mem_gallerys_texts_are_upstreams_files_and_constants_as_upstream_reads_them() -> None:
+    for name, (file, stripped) in UPSTREAM_FILES.items():
+        upstream = text_file(file, stripped).encode()
+        assert prompt(name).text.encode() == upstream, name
+        assert hashlib.sha256(upstream).hexdigest() == pins()[name].sha256, name
+        assert pins()[name].commit == sources()[file]["commit"], name
+    for name, (file, variables, slot) in UPSTREAM_JOINED.items():
+        upstream = "".join(constant(file, v) for v in variables) + slot
+        assert prompt(name).text.encode() == upstream.encode(), name
+        assert pins()[name].commit == sources()[file]["commit"], name
+    # the judge is the very file the reference names (its git blob and sha256), read whole
+    judge = sources()["mem-gallery-llm_judge.txt"]
+    assert judge["blob"] == "523a267072133de1ae7a47b68b80dad57a29a564"
+    assert judge["sha256"] == pins()["mem-gallery-judge"].sha256
+    text = prompt("mem-gallery-judge").text.encode()
+    assert text == (FOLDER / "mem-gallery-llm_judge.txt").read_bytes() and len(text) == 2383
+    assert prompt("mem-gallery-system").text.endswith("grounded in the dialogue history.")
 
 
 def test_mem0s_judge_prompt_ends_with_its_newline() -> None:

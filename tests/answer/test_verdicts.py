@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memrank.answer.verdicts import aml_label, json_label, yes_no
+from memrank.answer.verdicts import aml_label, graded_score, json_label, yes_no
 
 
 @pytest.mark.parametrize(
@@ -42,6 +42,47 @@ def test_aml_label(reply: str, value: float | None) -> None:
 )
 def test_longmemeval_yes_no(reply: str, value: float | None) -> None:
     assert yes_no(reply)[0] == value
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ('{"score": 0, "reasoning": "Wrong polarity."}', 0.0),
+        ('{"score": 0.25, "reasoning": "Misses the core entity."}', 0.5),  # as upstream reads it
+        ('{"score": 0.5, "reasoning": "Vague."}', 0.5),
+        ('{"score": 0.75, "reasoning": "Minor details missing."}', 1.0),  # as upstream reads it
+        ('{"score": 1, "reasoning": "Exact."}', 1.0),
+        ('{"score": 1.0}', 1.0),  # no reasoning: the score is still read
+        ('Verdict:\n```json\n{"score": 0.5, "reasoning": "Partly."}\n```', 0.5),
+        ('{"score": 0.3, "reasoning": "off the rubric"}', None),
+        ('{"score": 2}', None),
+        ('{"score": -1}', None),
+        ('{"score": "1", "reasoning": "a string"}', None),
+        ('{"score": true}', None),
+        ('{"reasoning": "no score"}', None),
+        ('{"score": 1, "reasoning": "unclosed}', None),
+        ("[1]", None),
+        ("score: 1", None),  # upstream's text fallback would read it; memrank does not
+        ("", None),
+    ],
+)
+def test_mem_gallery_graded_score(reply: str, value: float | None) -> None:
+    decided, why = graded_score(reply)
+    assert decided == value
+    if value is None:
+        assert why.startswith("malformed verdict") and repr(reply) in why
+    else:
+        assert reply in why
+
+
+def test_mem_gallerys_judge_is_graded_not_binary() -> None:
+    from memrank.answer import Judge, protocol
+    from memrank.systems.models import OpenAIChat
+
+    judge = OpenAIChat("m", base_url="http://127.0.0.1:9/v1", api_key=None)
+    assert Judge(protocol("mem-gallery@v1"), judge, answerer="system").binary == ()
+    assert Judge(protocol("mem-gallery"), judge, passes=3, answerer="system").binary == ()
+    judge.close()
 
 
 def test_judged_names_read_back_protocol_answer_model_and_judge() -> None:

@@ -14,7 +14,17 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["FOLDER", "UPSTREAM_FSTRINGS", "UPSTREAM_PROMPTS", "constant", "fstring", "sources"]
+__all__ = [
+    "FOLDER",
+    "UPSTREAM_FILES",
+    "UPSTREAM_FSTRINGS",
+    "UPSTREAM_JOINED",
+    "UPSTREAM_PROMPTS",
+    "constant",
+    "fstring",
+    "sources",
+    "text_file",
+]
 
 FOLDER = Path(__file__).parent / "upstream"
 
@@ -31,8 +41,28 @@ UPSTREAM_PROMPTS: dict[str, tuple[str, str, int]] = {
         3,
     ),
     "longmemeval-judge-abstention": ("longmemeval-evaluate_qa.py.txt", "template", 4),
+    "mem-gallery-question-image": ("mem-gallery-run_bench.py.txt", "DialogueAgentPromptImage", 0),
 }
 """Prompt id -> (upstream file, the variable assigned, which assignment of it in file order)."""
+
+UPSTREAM_FILES: dict[str, tuple[str, bool]] = {
+    "mem-gallery-judge": ("mem-gallery-llm_judge.txt", False),
+    "mem-gallery-system": ("mem-gallery-sys_prompt.txt", True),
+    "mem-gallery-ar": ("mem-gallery-ar_prompt.txt", True),
+    "mem-gallery-cd": ("mem-gallery-cd_prompt.txt", True),
+    "mem-gallery-vs": ("mem-gallery-vs_prompt.txt", True),
+}
+"""Prompt id -> (upstream text file, whether upstream reads it stripped): Mem-Gallery's
+evaluation.py reads its judge file whole, run_bench.py its prompt files with ``.strip()``."""
+
+UPSTREAM_JOINED: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "mem-gallery-answer": (
+        "mem-gallery-run_bench.py.txt",
+        ("TextMsgPrompt", "DialogueAgentPrompt"),
+        "{question_image}",
+    ),
+}
+"""Prompt id -> (upstream file, the constants sent one after another, memrank's trailing slot)."""
 
 UPSTREAM_FSTRINGS: dict[str, tuple[str, str, str]] = {
     "memorycode-preamble": (
@@ -78,6 +108,14 @@ def constant(file: str, variable: str, index: int = 0) -> str:
     value = found[index].value
     assert isinstance(value, ast.Constant) and isinstance(value.value, str)
     return value.value
+
+
+@cache
+def text_file(file: str, stripped: bool) -> str:
+    """A whole upstream text file, as upstream reads it."""
+    assert file in sources()
+    text = (FOLDER / file).read_bytes().decode("utf-8")
+    return text.strip() if stripped else text
 
 
 @cache
