@@ -23,7 +23,7 @@ import httpx
 import orjson
 
 from memrank._cachedir import memrank_cache_dir
-from memrank._files import write_atomic
+from memrank._files import read_at_most, write_atomic
 from memrank.errors import (
     BoardConfigError,
     OversizeFile,
@@ -108,8 +108,7 @@ def read_kept(folder: Path, sha256: str, cap: int) -> tuple[Path, bytes] | None:
 
 def _read_capped(path: Path, cap: int) -> bytes:
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(cap + 1)
+        raw = read_at_most(path, cap)
     except OSError as exc:
         raise SubjectMissing(f"{path}: cannot read it ({exc.strerror})") from None
     if len(raw) > cap:
@@ -187,8 +186,7 @@ class ResultsStore:
     def _read_dir(self, address: str, size: int) -> bytes:
         path = Path(address)
         try:
-            with path.open("rb") as handle:
-                raw = handle.read(size + 1)
+            raw = read_at_most(path, size)
         except FileNotFoundError:
             raise SubjectMissing(
                 f"{address}: the result file is not in the results store {self.location}; "

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from memrank._files import read_at_most
 from memrank.artifacts._canonical import parse_canonical
 from memrank.artifacts._results_store import ResultsStore, read_kept, results_cache
 from memrank.artifacts._scores import Scores, read_scores, scores_of
@@ -80,8 +81,7 @@ class Subjects:
 def read_capped(path: Path, cap: int, unreadable: type[ArtifactRefused]) -> bytes:
     """The file's bytes, refusing one over ``cap`` without reading it all."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(cap + 1)
+        raw = read_at_most(path, cap)
     except OSError as exc:
         raise unreadable(f"{path}: cannot read it ({exc.strerror})") from None
     if len(raw) > cap:
