@@ -28,7 +28,12 @@ _CHUNK = 1 << 16
 
 
 def write_atomic(
-    path: Path, data: bytes, *, mode: int | None = None, replace: bool = True, sync: bool = True
+    path: Path,
+    data: bytes | bytearray,
+    *,
+    mode: int | None = None,
+    replace: bool = True,
+    sync: bool = True,
 ) -> Path:
     """Write ``data`` to ``path`` in one step; with ``replace=False`` an existing file is kept
     and the write refused (FileExistsError). Parent folders are made as needed. ``sync=False``
