@@ -10,9 +10,10 @@ same model, so it never signs what this refuses.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator
 
@@ -87,7 +88,7 @@ def _missing_field(model: BaseModel, where: str) -> str | None:
     if len(model.model_fields_set) != len(fields):
         name = next(name for name in fields if name not in model.model_fields_set)
         return f"{where}.{name}"
-    for name in fields:
+    for name in _record_fields(type(model)):
         value = getattr(model, name)
         items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
         for index, item in items:
@@ -97,3 +98,17 @@ def _missing_field(model: BaseModel, where: str) -> str | None:
                 if missing is not None:
                     return missing
     return None
+
+
+@functools.cache
+def _record_fields(kind: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``kind`` that may hold records (a record, records, or a record or None)."""
+    return tuple(
+        name for name, field in kind.model_fields.items() if _holds_records(field.annotation)
+    )
+
+
+def _holds_records(annotation: Any) -> bool:
+    if get_origin(annotation) is None and isinstance(annotation, type):
+        return issubclass(annotation, BaseModel)
+    return any(_holds_records(argument) for argument in get_args(annotation))
