@@ -83,6 +83,7 @@ MAGNITUDE_LIMIT = 1e12
 and a sum of squares never overflows a double."""
 
 _UNIT = (0.0, 1.0)
+_ZERO_OR_ONE = frozenset({0.0, 1.0})
 _MEAN = r"(\.mean(\.category-.+)?)?"
 _DECLARED_RANGES: tuple[tuple[re.Pattern[str], tuple[float, float]], ...] = (
     (re.compile(rf"(failure-rate|demo-score|word-match){_MEAN}$"), _UNIT),
@@ -280,19 +281,22 @@ def _check_numbers(
     value is checked once, and a refusal names the first value, in order, that fails."""
     distinct = set(values)
     distinct.discard(None)
+    if not distinct:
+        return
     numbers = np.fromiter(distinct, dtype=np.float64, count=len(distinct))
-    if not np.isfinite(numbers).all():
+    lowest, highest = float(numbers.min()), float(numbers.max())  # NaN, if any, wins both
+    if not (math.isfinite(lowest) and math.isfinite(highest)):
         raise ValueNotFinite(
             f"{where} holds {_first(values, lambda v: not math.isfinite(v))}; a value is a "
             "finite number, or null with a reason"
         )
-    if name in binary and not ((numbers == 0.0) | (numbers == 1.0)).all():
+    if name in binary and not distinct <= _ZERO_OR_ONE:
         raise ValueNotBinary(
             f"{where} is declared binary but holds {_first(values, lambda v: v not in (0, 1))}; "
             "a binary measure's values are 0 or 1"
         )
     low, high = _UNIT if share else declared_range(name)
-    if ((numbers < low) | (numbers > high)).any():
+    if lowest < low or highest > high:
         kind = ShareInconsistent if share else ValueOutOfRange
         raise kind(
             f"{where} holds {_first(values, lambda v: not low <= v <= high)}, outside its "
