@@ -91,9 +91,10 @@ def read_kept(folder: Path, sha256: str, cap: int) -> tuple[Path, bytes] | None:
     ``<sha256>.json.gz`` (its digest is of the uncompressed bytes), read and inflated to at most
     ``cap`` bytes; None when neither is there. OversizeFile past the cap, SubjectDigestMismatch
     for a file that does not inflate."""
-    plain, packed = folder / f"{sha256}.json", folder / f"{sha256}.json.gz"
+    plain = folder / f"{sha256}.json"
     if plain.is_file():
         return plain, _read_capped(plain, cap)
+    packed = plain.with_name(f"{sha256}.json.gz")
     if not packed.is_file():
         return None
     inflate = zlib.decompressobj(wbits=31)  # gzip framing

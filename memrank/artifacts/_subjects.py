@@ -114,7 +114,8 @@ def check_subjects(
     if known_good is not None:
         known_good.add(artifact_id)
     digest = statement.result_subject.digest.sha256
-    kept = read_kept(artifacts / RESULTS_FOLDER, digest, MAX_RESULT_BYTES)
+    results = artifacts / RESULTS_FOLDER
+    kept = read_kept(results, digest, MAX_RESULT_BYTES)
     if kept is None and deep:
         kept = read_kept(results_cache(), digest, MAX_RESULT_BYTES)
     if kept is not None:
@@ -125,7 +126,7 @@ def check_subjects(
                 "was changed or swapped. Restore it from the attested run"
             )
         _check_result(raw, timings_raw, timings, signed, scores_raw, str(result_path), source)
-        in_artifacts = result_path.parent == artifacts / RESULTS_FOLDER
+        in_artifacts = result_path.parent == results
         return Subjects(
             scores,
             scores_raw,
