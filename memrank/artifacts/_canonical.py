@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -14,8 +13,9 @@ __all__ = ["canonical_bytes", "parse_canonical"]
 
 _PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e16
 _MAX_SAFE = 2**53 - 1
-# UTF-8 lead bytes of characters beyond U+FFFF (and bytes no UTF-8 text holds).
-_BEYOND_THE_BMP = re.compile(rb"[\xf0-\xff]")
+# Every byte but the UTF-8 lead bytes of characters beyond U+FFFF (and bytes no UTF-8 text
+# holds): what is left of a text without them is what RFC 8785 orders otherwise than orjson.
+_WITHIN_THE_BMP = bytes(range(0xF0))
 
 
 def canonical_bytes(data: Any, *, what: str = "the statement") -> bytes:
@@ -33,8 +33,7 @@ def canonical_bytes(data: Any, *, what: str = "the statement") -> bytes:
         parse_canonical(encoded, source=what)
     except UnicodeError as exc:  # a lone surrogate: no UTF-8 (nor UTF-16 to sort keys by)
         raise NotCanonicalizable(
-            f"{what} cannot be signed: {exc}; text must be valid Unicode, without lone "
-            "surrogates"
+            f"{what} cannot be signed: {exc}; text must be valid Unicode, without lone surrogates"
         ) from None
     except (rfc8785.CanonicalizationError, NonCanonicalPayload) as exc:
         raise NotCanonicalizable(
@@ -51,7 +50,7 @@ def _fast_canonical(data: Any) -> bytes | None:
         encoded = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError:
         return None
-    if _BEYOND_THE_BMP.search(encoded) is None and _numbers_agree(data):
+    if _within_the_bmp(encoded) and _numbers_agree(data):
         return encoded
     return None
 
@@ -74,7 +73,7 @@ def parse_canonical(raw: bytes, *, source: str) -> Any:
     # the RFC's own rules; only then is the slower reference encoder asked.
     if (
         orjson.dumps(data, option=orjson.OPT_SORT_KEYS) == raw
-        and _BEYOND_THE_BMP.search(raw) is None
+        and _within_the_bmp(raw)
         and _numbers_agree(data)
     ):
         return data
@@ -92,6 +91,11 @@ def parse_canonical(raw: bytes, *, source: str) -> Any:
             f"difference at {where}); re-sign it with `memrank attest` rather than editing it"
         )
     return data
+
+
+def _within_the_bmp(encoded: bytes) -> bool:
+    """Whether the UTF-8 text ``encoded`` holds no character beyond U+FFFF."""
+    return encoded.isascii() or not encoded.translate(None, _WITHIN_THE_BMP)
 
 
 def _numbers_agree(data: Any) -> bool:

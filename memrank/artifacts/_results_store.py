@@ -23,7 +23,7 @@ import httpx
 import orjson
 
 from memrank._cachedir import memrank_cache_dir
-from memrank._files import write_atomic
+from memrank._files import read_at_most, write_atomic
 from memrank.errors import (
     BoardConfigError,
     OversizeFile,
@@ -91,9 +91,10 @@ def read_kept(folder: Path, sha256: str, cap: int) -> tuple[Path, bytes] | None:
     ``<sha256>.json.gz`` (its digest is of the uncompressed bytes), read and inflated to at most
     ``cap`` bytes; None when neither is there. OversizeFile past the cap, SubjectDigestMismatch
     for a file that does not inflate."""
-    plain, packed = folder / f"{sha256}.json", folder / f"{sha256}.json.gz"
+    plain = folder / f"{sha256}.json"
     if plain.is_file():
         return plain, _read_capped(plain, cap)
+    packed = plain.with_name(f"{sha256}.json.gz")
     if not packed.is_file():
         return None
     inflate = zlib.decompressobj(wbits=31)  # gzip framing
@@ -108,8 +109,7 @@ def read_kept(folder: Path, sha256: str, cap: int) -> tuple[Path, bytes] | None:
 
 def _read_capped(path: Path, cap: int) -> bytes:
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(cap + 1)
+        raw = read_at_most(path, cap)
     except OSError as exc:
         raise SubjectMissing(f"{path}: cannot read it ({exc.strerror})") from None
     if len(raw) > cap:
@@ -187,8 +187,7 @@ class ResultsStore:
     def _read_dir(self, address: str, size: int) -> bytes:
         path = Path(address)
         try:
-            with path.open("rb") as handle:
-                raw = handle.read(size + 1)
+            raw = read_at_most(path, size)
         except FileNotFoundError:
             raise SubjectMissing(
                 f"{address}: the result file is not in the results store {self.location}; "

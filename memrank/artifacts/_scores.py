@@ -16,7 +16,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from memrank.artifacts._canonical import canonical_bytes, parse_canonical
-from memrank.errors import ResultFileError, ScoresMalformed
+from memrank.errors import NotCanonicalizable, ResultFileError, ScoresMalformed
 from memrank.result import PUBLISHED_RESULT_SCHEMA
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "ScoreColumn",
     "Scores",
     "ScoredEvaluation",
+    "gives_scores",
     "read_scores",
     "scores_of",
     "scores_path",
@@ -112,8 +113,31 @@ def scores_of(result_bytes: bytes) -> bytes:
     values cannot be laid out as columns (a value of a task with no trace, a task with two
     values of one measure, a measure decided by two deciders).
     """
+    return canonical_bytes(_document_of(result_bytes, None), what="the scores file")
+
+
+def gives_scores(result_bytes: bytes, parsed: Any, scores: bytes) -> bool:
+    """Whether ``scores_of(result_bytes) == scores``, for a scores file ``read_scores``
+    accepted (so canonical); ``parsed`` is what ``orjson.loads(result_bytes)`` gave (read, not
+    changed). ResultFileError as ``scores_of``.
+
+    The document derived holds only what JSON parsed to (no NaN, no infinity), so when orjson
+    writes it as the canonical ``scores`` exactly, that is its canonical form too: its
+    numbers need not be asked again."""
+    document = _document_of(result_bytes, parsed)
+    if orjson.dumps(document, option=orjson.OPT_SORT_KEYS) == scores:
+        return True
     try:
-        result = orjson.loads(result_bytes)
+        return canonical_bytes(document, what="the scores file") == scores
+    except NotCanonicalizable as exc:  # a number no scores file can carry, signed anyway
+        raise ResultFileError(f"cannot derive scores: {exc.message}") from None
+
+
+def _document_of(result_bytes: bytes, parsed: Any) -> dict[str, Any]:
+    """The scores file of ``result_bytes`` (parsed to ``parsed``, or None when not yet) as
+    JSON, before it is written."""
+    try:
+        result = orjson.loads(result_bytes) if parsed is None else parsed
         if not isinstance(result, dict) or result.get("schema") != PUBLISHED_RESULT_SCHEMA:
             raise TypeError(
                 f"its schema is not {PUBLISHED_RESULT_SCHEMA!r} (a run file gives its result "
@@ -124,7 +148,7 @@ def scores_of(result_bytes: bytes) -> bytes:
         raise ResultFileError(f"cannot derive scores: not a memrank result file ({exc})") from None
     document["result_sha256"] = hashlib.sha256(result_bytes).hexdigest()
     document["result_size"] = len(result_bytes)
-    return canonical_bytes(document, what="the scores file")
+    return document
 
 
 def _scores_document(result: dict[str, Any]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -83,6 +83,7 @@ MAGNITUDE_LIMIT = 1e12
 and a sum of squares never overflows a double."""
 
 _UNIT = (0.0, 1.0)
+_ZERO_OR_ONE = frozenset({0.0, 1.0})
 _MEAN = r"(\.mean(\.category-.+)?)?"
 _DECLARED_RANGES: tuple[tuple[re.Pattern[str], tuple[float, float]], ...] = (
     (re.compile(rf"(failure-rate|demo-score|word-match){_MEAN}$"), _UNIT),
@@ -199,7 +200,7 @@ def _check_summary(where: str, summary: Sequence[Value], binary: frozenset[str])
             _check_numbers(
                 f"{where}: the summary's {value.measure!r}",
                 value.measure,
-                np.array([number], dtype=np.float64),
+                [number],
                 binary,
                 share=value.count is not None,
             )
@@ -247,12 +248,10 @@ def check_scores(scores: Scores, statement: Statement, source: str) -> None:
 
 
 def _check_column(where: str, name: str, column: ScoreColumn, binary: frozenset[str]) -> None:
-    values = np.array(column.values, dtype=np.float64)  # None is NaN: JSON carries no NaN
     share = column.count is not None and column.total is not None
     if share:
-        _check_shares(where, column, values)
-    decided = values[~np.isnan(values)] if column.why else values
-    _check_numbers(where, name, decided, binary, share=share)
+        _check_shares(where, column, np.array(column.values, dtype=np.float64))  # None is NaN
+    _check_numbers(where, name, column.values, binary, share=share)
 
 
 def _check_shares(where: str, column: ScoreColumn, values: np.ndarray[Any, Any]) -> None:
@@ -271,34 +270,43 @@ def _check_shares(where: str, column: ScoreColumn, values: np.ndarray[Any, Any])
 
 
 def _check_numbers(
-    where: str, name: str, values: np.ndarray[Any, Any], binary: frozenset[str], *, share: bool
+    where: str,
+    name: str,
+    values: Sequence[float | None],
+    binary: frozenset[str],
+    *,
+    share: bool,
 ) -> None:
-    """The decided values of the value name ``name``, whole."""
-    finite = np.isfinite(values)
-    if not finite.all():
+    """The values of the value name ``name`` (None where undecided), whole: each distinct
+    value is checked once, and a refusal names the first value, in order, that fails."""
+    distinct = set(values)
+    distinct.discard(None)
+    if not distinct:
+        return
+    numbers = np.fromiter(distinct, dtype=np.float64, count=len(distinct))
+    lowest, highest = float(numbers.min()), float(numbers.max())  # NaN, if any, wins both
+    if not (math.isfinite(lowest) and math.isfinite(highest)):
         raise ValueNotFinite(
-            f"{where} holds {_first(values, ~finite)}; a value is a finite number, or null with "
-            "a reason"
+            f"{where} holds {_first(values, lambda v: not math.isfinite(v))}; a value is a "
+            "finite number, or null with a reason"
         )
-    if name in binary:
-        zero_or_one = (values == 0.0) | (values == 1.0)
-        if not zero_or_one.all():
-            raise ValueNotBinary(
-                f"{where} is declared binary but holds {_first(values, ~zero_or_one)}; a binary "
-                "measure's values are 0 or 1"
-            )
+    if name in binary and not distinct <= _ZERO_OR_ONE:
+        raise ValueNotBinary(
+            f"{where} is declared binary but holds {_first(values, lambda v: v not in (0, 1))}; "
+            "a binary measure's values are 0 or 1"
+        )
     low, high = _UNIT if share else declared_range(name)
-    outside = (values < low) | (values > high)
-    if outside.any():
+    if lowest < low or highest > high:
         kind = ShareInconsistent if share else ValueOutOfRange
         raise kind(
-            f"{where} holds {_first(values, outside)}, outside its declared range "
-            f"[{low:g}, {high:g}]"
+            f"{where} holds {_first(values, lambda v: not low <= v <= high)}, outside its "
+            f"declared range [{low:g}, {high:g}]"
         )
 
 
-def _first(values: np.ndarray[Any, Any], mask: np.ndarray[Any, Any]) -> str:
-    return repr(float(values[int(np.argmax(mask))]))
+def _first(values: Sequence[float | None], fails: Callable[[float], bool]) -> str:
+    """The first of ``values`` (None aside) that ``fails``, as the refusal names it."""
+    return repr(float(next(v for v in values if v is not None and fails(v))))
 
 
 # -- the two hooks -----------------------------------------------------------------------------

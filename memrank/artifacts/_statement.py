@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from memrank._types import UTCDateTime
 from memrank.artifacts._scores import scores_path
+from memrank.artifacts._statement_form import SignedInstant, form_problem
 from memrank.artifacts._timings import RunFiles
 from memrank.evaluation import DatasetBundle
 from memrank.measure import Value
@@ -82,15 +82,22 @@ class RunPredicate(BaseModel):
     dataset_bundle: DatasetBundle
     pipeline: PipelineRecord
     environment: EnvironmentRecord
-    started_at: UTCDateTime
-    finished_at: UTCDateTime
-    issued_at: UTCDateTime
+    started_at: SignedInstant
+    finished_at: SignedInstant
+    issued_at: SignedInstant
     """When it was attested: the board's publication date and the instant key validity is
     checked at."""
     summary: tuple[Value, ...]
     """The run-scope values; a share carries the counts it comes from."""
     supersedes: str | None = Field(default=None, pattern=_SHA256)
     """The artifact id this one corrects, for the same run_id."""
+
+    @model_validator(mode="after")
+    def _as_the_format_writes_it(self) -> RunPredicate:
+        problem = form_problem(self)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
     @model_validator(mode="after")
     def _derived_facts_agree(self) -> RunPredicate:

@@ -17,9 +17,10 @@ from typing import Any
 
 import orjson
 
+from memrank._files import read_at_most
 from memrank.artifacts._canonical import parse_canonical
 from memrank.artifacts._results_store import ResultsStore, read_kept, results_cache
-from memrank.artifacts._scores import Scores, read_scores, scores_of
+from memrank.artifacts._scores import Scores, gives_scores, read_scores
 from memrank.artifacts._statement import Statement, facts_of
 from memrank.artifacts._timings import TIMINGS_SCHEMA, is_timing_value, join
 from memrank.errors import (
@@ -80,8 +81,7 @@ class Subjects:
 def read_capped(path: Path, cap: int, unreadable: type[ArtifactRefused]) -> bytes:
     """The file's bytes, refusing one over ``cap`` without reading it all."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(cap + 1)
+        raw = read_at_most(path, cap)
     except OSError as exc:
         raise unreadable(f"{path}: cannot read it ({exc.strerror})") from None
     if len(raw) > cap:
@@ -110,11 +110,12 @@ def check_subjects(
     good = known_good is not None and artifact_id in known_good
     scores_raw, scores = _check_scores(statement, scores_path, source, good)
     timings_path = artifacts / statement.timings_subject.name
-    timings_raw = _check_timings(statement, signed, timings_path, source, good)
+    timings_raw, timings = _check_timings(statement, signed, timings_path, source, good)
     if known_good is not None:
         known_good.add(artifact_id)
     digest = statement.result_subject.digest.sha256
-    kept = read_kept(artifacts / RESULTS_FOLDER, digest, MAX_RESULT_BYTES)
+    results = artifacts / RESULTS_FOLDER
+    kept = read_kept(results, digest, MAX_RESULT_BYTES)
     if kept is None and deep:
         kept = read_kept(results_cache(), digest, MAX_RESULT_BYTES)
     if kept is not None:
@@ -124,8 +125,8 @@ def check_subjects(
                 f"{source}: {result_path} does not hash to the signed sha256; the result file "
                 "was changed or swapped. Restore it from the attested run"
             )
-        _check_result(raw, timings_raw, signed, scores_raw, str(result_path), source)
-        in_artifacts = result_path.parent == artifacts / RESULTS_FOLDER
+        _check_result(raw, timings_raw, timings, signed, scores_raw, str(result_path), source)
+        in_artifacts = result_path.parent == results
         return Subjects(
             scores,
             scores_raw,
@@ -153,16 +154,17 @@ def check_subjects(
         raw = store.fetch(digest, min(scores.result_size, MAX_RESULT_BYTES))
     except ArtifactRefused as exc:
         raise type(exc)(f"{source}: {exc.message}") from None
-    _check_result(raw, timings_raw, signed, scores_raw, store.address_of(digest), source)
+    where = store.address_of(digest)
+    _check_result(raw, timings_raw, timings, signed, scores_raw, where, source)
     return Subjects(scores, scores_raw, scores_path, timings_raw, timings_path, None, None, True)
 
 
 def _check_timings(
     statement: Statement, signed: dict[str, Any], path: Path, source: str, known_good: bool
-) -> bytes:
+) -> tuple[bytes, Any]:
     """The timings file: there, hashing to its subject, and (unless known good) canonical, of
     this run's result file, and stating the start, end, machine and clock values the statement
-    does."""
+    does. Its bytes, and what they parse to (None when known good: they were not parsed)."""
     if not path.is_file():
         raise TimingsMissing(
             f"{source}: the timings file {statement.timings_subject.name} is not in "
@@ -175,7 +177,7 @@ def _check_timings(
             "edited. Restore it from the attested run"
         )
     if known_good:
-        return raw
+        return raw, None
     try:
         timings = parse_canonical(raw, source=str(path))
         if not isinstance(timings, dict) or timings.get("schema") != TIMINGS_SCHEMA:
@@ -201,7 +203,7 @@ def _check_timings(
         raise TimingsDiffer(
             f"{source}: the timings file {path} is not this run's ({reason}); attest the run again"
         ) from None
-    return raw
+    return raw, timings
 
 
 def _check_scores(
@@ -260,20 +262,24 @@ def _result_named_by(raw: bytes) -> str | None:
 def _check_result(
     raw: bytes,
     timings_raw: bytes,
+    timings: Any,
     signed: dict[str, Any],
     scores_raw: bytes,
     where: str,
     source: str,
 ) -> None:
-    """A digest-checked result file: joined with its timings file it is the run file the
-    predicate states, and the scores file must be exactly what it gives."""
+    """A digest-checked result file: joined with its timings file (``timings``, parsed from
+    ``timings_raw``, or None when not yet) it is the run file the predicate states, and the
+    scores file must be exactly what it gives."""
     try:
         result_file = orjson.loads(raw)
         if result_file.get("schema") != PUBLISHED_RESULT_SCHEMA:
             raise TypeError(
                 f"schema is {result_file.get('schema')!r}, not {PUBLISHED_RESULT_SCHEMA!r}"
             )
-        facts = facts_of(join(result_file, orjson.loads(timings_raw), source=where))
+        if timings is None:
+            timings = orjson.loads(timings_raw)
+        facts = facts_of(join(result_file, timings, source=where))
     except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError, ResultFileError) as exc:
         reason = exc.message if isinstance(exc, ResultFileError) else str(exc)
         raise SubjectDigestMismatch(
@@ -288,10 +294,10 @@ def _check_result(
             "attest builds both from one result, so one of them was made by hand"
         )
     try:
-        derived = scores_of(raw)
+        derived = gives_scores(raw, result_file, scores_raw)
     except ResultFileError as exc:
         raise ScoresDiffer(f"{source}: {where}: {exc.message}") from None
-    if derived != scores_raw:
+    if not derived:
         raise ScoresDiffer(
             f"{source}: the scores file is not what the result file {where} gives "
             "(docs/artifacts.md, The scores file); the signer made it some other way. "

@@ -16,7 +16,7 @@ from cryptography.exceptions import InvalidSignature
 from pydantic import ValidationError
 
 from memrank._clock import now_utc
-from memrank._files import write_atomic
+from memrank._files import read_at_most, write_atomic
 from memrank.artifacts._canonical import canonical_bytes, parse_canonical
 from memrank.artifacts._envelope import Opened, open_envelope, pae, seal
 from memrank.artifacts._keys import (
@@ -247,8 +247,7 @@ def _history(path: Path) -> list[_Version]:
 
 def _read(path: Path) -> bytes:
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_ROOT_BYTES + 1)
+        raw = read_at_most(path, MAX_ROOT_BYTES)
     except OSError as exc:
         raise RootMalformed(
             f"{path}: cannot read the trust root ({exc.strerror}); create one with "

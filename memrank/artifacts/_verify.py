@@ -7,6 +7,7 @@ are parsed from the payload and result file after their signature and digest che
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -53,6 +54,9 @@ from memrank.provenance import Evidence, is_committed_build
 from memrank.result import Result
 
 __all__ = ["MAX_ENVELOPE_BYTES", "MAX_RESULT_BYTES", "VerifiedRun", "verify"]
+
+_PLAIN_SUBJECT = re.compile(r"(scores|results|timings)/[0-9a-f]{64}\.json")
+"""A subject name as attest writes it: plainly inside the artifacts directory."""
 
 
 @dataclass(frozen=True)
@@ -229,7 +233,7 @@ def _check_subject_names(data: Any, source: str) -> None:
     subjects = data.get("subject") if isinstance(data, dict) else None
     for subject in subjects if isinstance(subjects, list) else ():
         name = subject.get("name") if isinstance(subject, dict) else None
-        if not isinstance(name, str):
+        if not isinstance(name, str) or _PLAIN_SUBJECT.fullmatch(name):
             continue
         posix = PurePosixPath(name)
         if posix.is_absolute() or ".." in posix.parts or PureWindowsPath(name).anchor:

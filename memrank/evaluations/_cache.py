@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memrank._cachedir import user_cache_dir
+from memrank._files import write_atomic
 from memrank.errors import DatasetMismatch, DatasetMissing
 from memrank.evaluation import BundleFile, DatasetBundle, Task, question_counts
 
@@ -118,7 +119,7 @@ def bundle(files: Sequence[BundleFile], tasks: Sequence[Task]) -> DatasetBundle:
     )
 
 
-def _check(pin: Pin, path: Path, raw: bytes, named_by: str | None = None) -> None:
+def _check(pin: Pin, path: Path, raw: bytes | bytearray, named_by: str | None = None) -> None:
     """Refuse a file that is not the pinned one. ``named_by`` says who named the path (an
     environment variable, a path given): such a file is never downloaded, so deleting it
     would not bring the pinned one back."""
@@ -143,33 +144,23 @@ def _check(pin: Pin, path: Path, raw: bytes, named_by: str | None = None) -> Non
 
 
 def _download(pin: Pin, path: Path, variable: str) -> None:
-    """Fetch the pinned file to ``path``, checked before it is moved into place."""
+    """Fetch the pinned file to ``path``: held in memory (a load reads it whole anyway) and
+    written only once it is checked."""
     import httpx
 
-    partial = path.with_name(path.name + ".part")
-    received = 0
+    received = bytearray()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with (
-            httpx.stream("GET", pin.url, follow_redirects=True, timeout=_TIMEOUT_S) as response,
-            partial.open("wb") as out,
-        ):
+        with httpx.stream("GET", pin.url, follow_redirects=True, timeout=_TIMEOUT_S) as response:
             response.raise_for_status()
             for chunk in response.iter_bytes(_CHUNK):
-                out.write(chunk)
-                received += len(chunk)
-                if received > pin.size:
+                received += chunk
+                if len(received) > pin.size:
                     break  # already not the pinned file; _check says so below
-    except (httpx.HTTPError, OSError) as exc:
-        partial.unlink(missing_ok=True)
+    except httpx.HTTPError as exc:
         raise DatasetMissing(
             f"{path}: not there, and downloading it from {pin.url} failed ({exc}). Offline? "
             f"Put {pin.name} (sha256 {pin.sha256}) at {path}, set {DATA_DIR_VARIABLE} to a "
             f"folder holding {pin.evaluation}/{pin.name}, or point {variable} at a copy"
         ) from None
-    try:
-        _check(pin, partial, partial.read_bytes())
-    except DatasetMismatch:
-        partial.unlink(missing_ok=True)
-        raise
-    partial.replace(path)
+    _check(pin, path, received)
+    write_atomic(path, received)

@@ -139,7 +139,12 @@ def _header(entry: Any, path: Path) -> JournalContents:
 
 
 class Journal:
-    """Appends a run's traces to its journal and hands completed units back on resume."""
+    """Appends a run's traces to its journal and hands completed units back on resume.
+
+    The one file memrank appends to rather than writes through ``write_atomic``: rewriting
+    the whole journal atomically at every task would cost the run quadratic time, and a
+    journal only ever grows by whole lines, so what a crash can leave is one torn last line,
+    which ``read_journal`` leaves out and ``resume`` truncates before appending."""
 
     def __init__(self, path: Path, handle: IO[bytes], earlier: JournalContents) -> None:
         self.path = path

@@ -222,7 +222,7 @@ def _environment(pipeline: PipelineRecord, repository: Path, wheel: Path | None,
             f"the rebuilt memrank has code hash {code}, the run records {pipeline.code_sha256}; "
             "the wheel is not the build that ran"
         )
-    (home / "ready").write_text("made\n")
+    write_atomic(home / "ready", b"made\n")
     return python
 
 
@@ -278,21 +278,25 @@ def _evaluation_arguments(name: str, recorded_slice: str | None) -> list[str]:
 
 
 _FILES = """
-import hashlib, pathlib, sys
+import json, pathlib, sys
 from memrank.artifacts import run_files
-work = pathlib.Path(sys.argv[2])
 files = run_files(pathlib.Path(sys.argv[1]).read_bytes(), source=sys.argv[1])
-for name in ("result", "timings", "scores"):
-    (work / f"{name}.json").write_bytes(getattr(files, name))
+print(json.dumps({name: getattr(files, name).decode() for name in sys.argv[2:]}))
 """
+"""Told on standard output (ASCII JSON of each file's UTF-8 text), so that the rebuilt
+memrank, whatever its version, writes no file: this memrank writes them, atomically."""
 
 
 def _files_inside(python: Path, run_file: Path, work: Path) -> RunFiles:
-    """The rerun's files as the rebuilt memrank writes them."""
-    _step([str(python), "-I", "-c", _FILES, str(run_file), str(work)], "splitting the rerun")
-    return RunFiles(
-        *((work / f"{name}.json").read_bytes() for name in RunFiles.__dataclass_fields__)
+    """The rerun's files as the rebuilt memrank makes them, kept in ``work`` too."""
+    names = list(RunFiles.__dataclass_fields__)
+    told = orjson.loads(
+        _step([str(python), "-I", "-c", _FILES, str(run_file), *names], "splitting the rerun")
     )
+    files = RunFiles(*(told[name].encode() for name in names))
+    for name in names:
+        write_atomic(work / f"{name}.json", getattr(files, name))
+    return files
 
 
 def _step(

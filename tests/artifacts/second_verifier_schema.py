@@ -11,7 +11,7 @@ from typing import Any
 
 Check = Callable[[Any], bool]
 
-TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")
 
 
 def timestamp(text: object) -> datetime | None:

@@ -8,10 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 import memrank
 from memrank.artifacts import Scores, read_scores, run_files, scores_of
+from memrank.artifacts._scores import gives_scores
 from memrank.errors import NonCanonicalPayload, ResultFileError, ScoresMalformed
 from memrank.systems import WordOverlap
 
@@ -105,6 +107,27 @@ def test_independent_implementation_gives_the_same_bytes_on_a_real_run(
     for value in nulls:
         column = scores.measures[value["measure"]]
         assert column.why[scores.task_ids.index(value["task_id"])] == value["why"]
+
+
+def test_gives_scores_is_comparing_with_scores_of(demo: memrank.Evaluation) -> None:
+    # Verification compares without walking the derived numbers again when orjson already
+    # writes the canonical bytes (the demo), and falls back to scores_of when it does not
+    # (keys beyond U+FFFF, numbers RFC 8785 prints its own way: the crafted corners).
+    demo_raw = run_files(memrank.run(WordOverlap(), demo).to_bytes()).result
+    for raw in (demo_raw, crafted_result()):
+        scores = scores_of(raw)
+        assert gives_scores(raw, orjson.loads(raw), scores)
+        assert not gives_scores(raw, orjson.loads(raw), scores.replace(b'"rule"', b'"model"'))
+
+
+def test_a_result_whose_scores_canonical_json_cannot_carry_is_a_result_file_error() -> None:
+    # 1e16 is integral yet beyond 2^53: no scores file carries it, and verifying a result
+    # file holding it (signed by a hostile signer) refuses it rather than raising past verify.
+    data = json.loads(crafted_result())
+    data["values"][4]["value"] = 1e16
+    raw = json.dumps(data).encode()
+    with pytest.raises(ResultFileError, match="cannot derive scores: the scores file cannot"):
+        gives_scores(raw, orjson.loads(raw), b"{}")
 
 
 def test_demo_run_scores_read_back(demo: memrank.Evaluation) -> None:

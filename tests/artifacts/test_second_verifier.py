@@ -159,6 +159,23 @@ TAMPERS: dict[str, tuple[Callable[[Store, Attested], None], str]] = {
         "SchemaRefused",
     ),
     "an extra field": (_edit_predicate(lambda p: p["system"].update(x=1)), "SchemaRefused"),
+    "a field left out": (_edit_predicate(lambda p: p["system"].pop("version")), "SchemaRefused"),
+    "no catalog name": (
+        _edit_predicate(lambda p: p["system"].update(declared_name=None)),
+        "SchemaRefused",
+    ),
+    "an undocumented kind": (
+        _edit_predicate(lambda p: p["system"].update(kind="oracle")),
+        "SchemaRefused",
+    ),
+    "a timestamp with an offset": (
+        _edit_predicate(lambda p: p.update(issued_at=p["issued_at"].replace("Z", "+00:00"))),
+        "SchemaRefused",
+    ),
+    "a summary value of a task": (
+        _edit_predicate(lambda p: p["summary"][0].update(task_id="t")),
+        "SchemaRefused",
+    ),
     "evidence not derived": (
         _edit_predicate(lambda p: p.update(evidence="endpoint_observation")),
         "SchemaRefused",

@@ -149,3 +149,16 @@ def test_a_refused_run_is_not_remembered_as_known_good(
     with pytest.raises(ValueNotBinary):
         verify(attested.envelope, store.trust, known_good=known)
     assert attested.artifact_id not in known
+
+
+def test_a_refusal_names_the_first_failing_value_in_task_order(
+    store: Store, wheel_run: Result, unchecked: None
+) -> None:
+    # Each distinct value is checked once; the refusal still names the first task's.
+    values = list(wheel_run.values)
+    tasks = [i for i, v in enumerate(values) if v.measure == "word-match" and v.task_id]
+    for at, number in zip(tasks[:3], (1.0, 0.25, 0.759), strict=True):
+        values[at] = Value.model_construct(**{**dict(values[at]), "value": number})
+    attested = store.attest(wheel_run.model_copy(update={"values": tuple(values)}))
+    with pytest.raises(ValueNotBinary, match=r"declared binary but holds 0\.25;"):
+        verify(attested.envelope, store.trust)

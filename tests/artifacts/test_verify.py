@@ -202,6 +202,21 @@ def test_duplicate_keys_in_the_envelope_are_refused(store: Store, attested: Atte
         verify(attested.envelope, store.trust)
 
 
+def test_duplicate_keys_in_a_signature_are_refused(store: Store, attested: Attested) -> None:
+    raw = attested.envelope.read_bytes()
+    attested.envelope.write_bytes(raw.replace(b'{"keyid":', b'{"keyid":"x","keyid":'))
+    with pytest.raises(MalformedEnvelope, match="'keyid' appears twice"):
+        verify(attested.envelope, store.trust)
+
+
+def test_an_envelope_verifies_however_its_json_is_spelled(store: Store, attested: Attested) -> None:
+    # Whitespace and key order are not signed: only the payload and the signatures are.
+    envelope = orjson.loads(attested.envelope.read_bytes())
+    spelled = {key: envelope[key] for key in ("signatures", "payloadType", "payload")}
+    attested.envelope.write_bytes(orjson.dumps(spelled, option=orjson.OPT_INDENT_2))
+    assert verify(attested.envelope, store.trust).artifact_id == attested.artifact_id
+
+
 def test_a_signature_by_an_unknown_key_is_refused(store: Store, attested: Attested) -> None:
     path = store.forge(
         base64.b64decode(orjson.loads(attested.envelope.read_bytes())["payload"]),

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memrank.errors import DatasetMismatch, DatasetMissing
+from memrank.errors import DatasetMismatch, DatasetMissing, OutputUnwritable
 from memrank.evaluations import locomo
 from memrank.evaluations._cache import Pin, data_dir, load
 from memrank.evaluations.locomo import PIN
@@ -106,7 +106,7 @@ def test_a_download_with_other_bytes_is_refused_and_not_kept(
         load(pin, None, "TOY_FILE")
     assert pin.sha256 in str(refused.value)
     assert hashlib.sha256(BODY).hexdigest() in str(refused.value)
-    assert list((tmp_path / "toy").iterdir()) == []
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]
 
 
 def test_missing_offline_says_where_to_put_the_file(
@@ -185,3 +185,15 @@ def test_a_file_in_the_data_dir_is_offered_a_download(
     monkeypatch.setenv("MEMRANK_DATA_DIR", str(tmp_path))
     with pytest.raises(DatasetMismatch, match="delete it to download it again"):
         locomo()
+
+
+def test_a_download_the_data_dir_cannot_take_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: tuple[str, list[str]]
+) -> None:
+    # Written through write_atomic: a folder that cannot be made is named as unwritable, not
+    # told as a failed download.
+    url, _ = server
+    monkeypatch.setenv("MEMRANK_DATA_DIR", str(tmp_path))
+    (tmp_path / "toy").write_bytes(b"a file where the evaluation's folder goes")
+    with pytest.raises(OutputUnwritable, match=r"toy\.json: cannot be written"):
+        load(_pin(f"{url}/toy.json"), None, "TOY_FILE")

@@ -10,11 +10,10 @@ dir (``MEMRANK_CACHE_DIR`` overrides it) as one file each, written atomically.
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
 from pathlib import Path
 
 from memrank._cachedir import memrank_cache_dir
+from memrank._files import write_atomic
 
 __all__ = ["ResponseCache", "cache_key"]
 
@@ -35,11 +34,11 @@ def cache_key(endpoint: str, model: str, body: bytes, replica: int = 0) -> str:
 
 
 class ResponseCache:
-    """Response bodies by cache key, one file each under ``folder``; safe across threads."""
+    """Response bodies by cache key, one file each under ``folder``; safe across threads (each
+    write goes to a file of its own, renamed into place)."""
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder if folder is not None else memrank_cache_dir() / "responses"
-        self._lock = threading.Lock()
 
     def get(self, key: str) -> bytes | None:
         """The stored response body, or None when the request was never answered here."""
@@ -50,12 +49,7 @@ class ResponseCache:
 
     def put(self, key: str, body: bytes) -> None:
         """Keep a successful response body under its key."""
-        path = self._path(key)
-        with self._lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
-            partial.write_bytes(body)
-            partial.replace(path)  # atomic: a reader sees the whole answer or none
+        write_atomic(self._path(key), body)  # a reader sees the whole answer or none
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"

@@ -1,0 +1,114 @@
+"""What a statement's fields may hold beyond their types, as docs/artifacts.md writes them.
+
+The statement shares its records (system, evaluation, pipeline, values) with the run file,
+where a missing field takes its default and a system may be any class. What is signed is
+read more strictly: every field present at every level (null when optional), timestamps in
+their one spelling, the system a documented kind over a documented transport, digests as
+lowercase hex, and the summary whole-run values only. attest builds statements through the
+same model, so it never signs what this refuses.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+
+from pydantic import BaseModel, BeforeValidator
+
+from memrank._types import UTCDateTime
+
+if TYPE_CHECKING:
+    from memrank.artifacts._statement import RunPredicate
+
+__all__ = ["KINDS", "TRANSPORTS", "SignedInstant", "form_problem"]
+
+KINDS = ("memory", "model", "retriever", "assistant")
+"""The kinds of system a statement names: the classes a system subclasses."""
+TRANSPORTS = ("in-process", "http")
+"""How memrank reached the system."""
+_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _instant(value: object) -> object:
+    """A timestamp as signed: ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` (RFC 3339, UTC), read as a
+    datetime; a datetime (a statement being built) is left to the datetime validation."""
+    if not isinstance(value, str):
+        return value
+    if not _INSTANT.fullmatch(value):
+        raise ValueError(
+            f"{value[:40]!r} is not a timestamp as signed: YYYY-MM-DDTHH:MM:SS[.ffffff]Z "
+            "(RFC 3339, in UTC, written with Z)"
+        )
+    return datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
+
+
+SignedInstant = Annotated[UTCDateTime, BeforeValidator(_instant)]
+"""A timestamp of a statement: only its one spelling is read."""
+
+
+def form_problem(predicate: RunPredicate) -> str | None:
+    """What in ``predicate`` the doc does not allow (a sentence naming the field), or None."""
+    missing = _missing_field(predicate, "predicate")
+    if missing is not None:
+        return f"{missing} is missing; every field of a statement is present (null when optional)"
+    system = predicate.system
+    if system.declared_name is None:
+        return "predicate.system.declared_name is null; it is the system's catalog name"
+    if system.kind not in KINDS:
+        return f"predicate.system.kind is {system.kind[:40]!r}, not one of {', '.join(KINDS)}"
+    if system.transport not in TRANSPORTS:
+        return (
+            f"predicate.system.transport is {system.transport[:40]!r}, not one of "
+            f"{', '.join(TRANSPORTS)}"
+        )
+    digests = {
+        "predicate.dataset_bundle.sha256": predicate.dataset_bundle.sha256,
+        "predicate.pipeline.code_sha256": predicate.pipeline.code_sha256,
+    }
+    for index, file in enumerate(predicate.dataset_bundle.files):
+        digests[f"predicate.dataset_bundle.files[{index}].sha256"] = file.sha256
+    for where, digest in digests.items():
+        if not _SHA256.fullmatch(digest):
+            return f"{where} is {digest[:70]!r}, not a sha256 (64 lowercase hex digits)"
+    for index, value in enumerate(predicate.summary):
+        if value.task_id is not None or value.group is not None:
+            return (
+                f"predicate.summary[{index}] ({value.measure[:40]!r}) is of a task or a group; "
+                "the summary holds whole-run values, task_id and group null"
+            )
+    return None
+
+
+def _missing_field(model: BaseModel, where: str) -> str | None:
+    """The first field of ``model``, or of a record inside it, that its input left out."""
+    fields = type(model).model_fields
+    if len(model.model_fields_set) != len(fields):
+        name = next(name for name in fields if name not in model.model_fields_set)
+        return f"{where}.{name}"
+    for name in _record_fields(type(model)):
+        value = getattr(model, name)
+        items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
+        for index, item in items:
+            if isinstance(item, BaseModel):
+                at = f"{where}.{name}" if index is None else f"{where}.{name}[{index}]"
+                missing = _missing_field(item, at)
+                if missing is not None:
+                    return missing
+    return None
+
+
+@functools.cache
+def _record_fields(kind: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``kind`` that may hold records (a record, records, or a record or None)."""
+    return tuple(
+        name for name, field in kind.model_fields.items() if _holds_records(field.annotation)
+    )
+
+
+def _holds_records(annotation: Any) -> bool:
+    if get_origin(annotation) is None and isinstance(annotation, type):
+        return issubclass(annotation, BaseModel)
+    return any(_holds_records(argument) for argument in get_args(annotation))
