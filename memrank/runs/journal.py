@@ -44,7 +44,7 @@ JOURNAL_SCHEMA = "memrank.journal/v1"
 
 def trace_line(trace: Trace) -> bytes:
     """One trace as one journal line (newline included)."""
-    return b'{"trace":' + trace.model_dump_json().encode() + b"}\n"
+    return b'{"trace":' + trace.__pydantic_serializer__.to_json(trace) + b"}\n"
 
 
 @dataclass
