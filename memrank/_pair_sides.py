@@ -12,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from memrank._records import RESULT_SCHEMA, EvaluationRecord, SystemRecord
 from memrank.errors import PairingRefused, ResultFileError
 from memrank.reruns import ByTask, by_task
-from memrank.result import RESULT_SCHEMA, EvaluationRecord, Result, SystemRecord
+
+if TYPE_CHECKING:
+    from memrank.result import Result
 
 __all__ = ["Held", "Side", "side_from_file", "side_of"]
 
@@ -53,17 +57,17 @@ class Side:
 
 def side_of(result: Result, label: str) -> Side:
     """The side ``result`` makes."""
-    values = ((v.measure, v.task_id, v.value, v.why) for v in result.values)
+    values, bookkeeping = _task_values(
+        ((v.measure, v.task_id, v.value, v.why, v.decider) for v in result.values), label
+    )
     return Side(
         label=label,
         system=result.system,
         evaluation=result.evaluation,
         refusal=result.refusal,
         tasks={trace.task.id: trace.task.group for trace in result.traces},
-        values=_task_values(values, label),
-        bookkeeping=frozenset(
-            v.measure for v in result.values if v.task_id is not None and v.decider == "memrank"
-        ),
+        values=values,
+        bookkeeping=bookkeeping,
     )
 
 
@@ -84,10 +88,13 @@ def side_from_file(path: Path, label: str) -> Side:
             "save it again with this memrank version"
         )
     try:
-        values = (
-            (v["measure"], v["task_id"], v["value"], v["why"])
-            for v in data.get("values", ())
-            if v.get("task_id") is not None
+        values, bookkeeping = _task_values(
+            (
+                (v["measure"], v["task_id"], v["value"], v["why"], v.get("decider"))
+                for v in data.get("values", ())
+                if v.get("task_id") is not None
+            ),
+            label,
         )
         return Side(
             label=label,
@@ -95,22 +102,21 @@ def side_from_file(path: Path, label: str) -> Side:
             evaluation=EvaluationRecord.model_validate(data["evaluation"]),
             refusal=data.get("refusal"),
             tasks={t["task"]["id"]: t["task"].get("group") for t in data.get("traces", ())},
-            values=_task_values(values, label),
-            bookkeeping=frozenset(
-                v["measure"]
-                for v in data.get("values", ())
-                if v.get("task_id") is not None and v.get("decider") == "memrank"
-            ),
+            values=values,
+            bookkeeping=bookkeeping,
         )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         raise ResultFileError(f"{path}: not a valid memrank result: {exc!r}") from None
 
 
 def _task_values(
-    values: Iterable[tuple[str, str | None, float | None, str]], label: str
-) -> dict[str, dict[str, Held]]:
+    values: Iterable[tuple[str, str | None, float | None, str, str | None]], label: str
+) -> tuple[dict[str, dict[str, Held]], frozenset[str]]:
+    """Measure -> task id -> value of the task-scope values (measure, task id, value, why,
+    decider), and the measures memrank decided of its own records (the bookkeeping)."""
     by_measure: dict[str, dict[str, Held]] = {}
-    for measure, task_id, value, why in values:
+    bookkeeping = set()
+    for measure, task_id, value, why, decider in values:
         if task_id is None:
             continue
         held = by_measure.get(measure)
@@ -122,4 +128,6 @@ def _task_values(
                 f"{task_id!r}; a paired reading pairs one value per task and measure"
             )
         held[task_id] = (value, why)
-    return by_measure
+        if decider == "memrank":
+            bookkeeping.add(measure)
+    return by_measure, frozenset(bookkeeping)

@@ -8,18 +8,21 @@ part of the reading itself, so the caveat travels with the numbers.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 from pydantic import BaseModel
 
 from memrank._pair_sides import Held, Side, side_of
+from memrank._records import SystemRecord
 from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measures.kinds import declared_binary
 from memrank.reruns import differ_note, note
-from memrank.result import Result, SystemRecord
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
+
+if TYPE_CHECKING:
+    from memrank.result import Result
 
 __all__ = [
     "CAUTION",
@@ -150,6 +153,8 @@ def paired(a: Result, b: Result) -> Paired:
     and neither run was refused. Only task-scope values pair. Each measure is tested as its
     measure declares it (binary or continuous), with clusters from the tasks' groups.
     """
+    from memrank.result import Result
+
     for label, result in (("A", a), ("B", b)):
         if not isinstance(result, Result):
             raise UsageError(
@@ -170,10 +175,8 @@ def paired_sides(a: Side, b: Side) -> Paired:
     for measure, held_a in values_a.items():
         if measure in values_b:
             held_b = values_b[measure]
-            # A task neither side valued is not this measure's business (its scope skips it).
-            candidates = [task for task in shared if task in held_a or task in held_b]
             readings.append(
-                _read(measure, candidates, held_a, held_b, clusters, binary=measure in binary)
+                _read(measure, shared, held_a, held_b, clusters, binary=measure in binary)
             )
     return Paired(
         evaluation=a.evaluation.name,
@@ -221,7 +224,7 @@ def _check_pairable(a: Side, b: Side) -> None:
 
 def _read(
     measure: str,
-    candidates: list[str],
+    shared: list[str],
     held_a: dict[str, Held],
     held_b: dict[str, Held],
     clusters: dict[str, str | None],
@@ -229,13 +232,23 @@ def _read(
     binary: bool,
 ) -> MeasureReading:
     tasks: list[str] = []
-    left_out: list[LeftOut] = []
-    for task in candidates:
-        why = _why_unpaired(held_a.get(task), held_b.get(task))
-        if why is None:
+    numbers_a: list[float] = []
+    numbers_b: list[float] = []
+    # Flips and left-out tasks go to MeasureReading as dicts: pydantic makes the thousands of
+    # models of a reading in one validation, much faster than one constructor call each.
+    left_out: list[dict[str, str]] = []
+    for task in shared:
+        one, other = held_a.get(task), held_b.get(task)
+        if one is None and other is None:
+            continue  # valued by neither side: not this measure's business (its scope skips it)
+        number_a = None if one is None else one[0]
+        number_b = None if other is None else other[0]
+        if number_a is not None and number_b is not None:
             tasks.append(task)
+            numbers_a.append(number_a)
+            numbers_b.append(number_b)
         else:
-            left_out.append(LeftOut(task_id=task, why=why))
+            left_out.append({"task_id": task, "why": _why_unpaired(one, other)})
     if not tasks:
         return MeasureReading(
             measure=measure,
@@ -245,11 +258,11 @@ def _read(
             mean_b=None,
             gap=None,
             discordant=0,
-            left_out=tuple(left_out),
+            left_out=left_out,
             caution=CAUTION,
         )
-    a = np.array([held_a[task][0] for task in tasks], dtype=float)
-    b = np.array([held_b[task][0] for task in tasks], dtype=float)
+    a = np.array(numbers_a, dtype=float)
+    b = np.array(numbers_b, dtype=float)
     codes = cluster_codes([clusters.get(task) for task in tasks])
     test = paired_reading(a, b, codes, binary=binary)
     differ = np.flatnonzero(a != b)
@@ -264,10 +277,17 @@ def _read(
         discordant=len(differ),
         table=_table(a, b) if binary else None,
         test=test,
-        flipped=tuple(Flip(task_id=tasks[i], was=a[i], now=b[i]) for i in differ),
-        left_out=tuple(left_out),
+        flipped=_flips(tasks, a, b, differ),
+        left_out=left_out,
         caution="; ".join(c for c in (test.caution, few) if c) or None,
     )
+
+
+def _flips(
+    tasks: list[str], a: np.ndarray, b: np.ndarray, differ: np.ndarray
+) -> list[dict[str, str | float]]:
+    was, now = a.tolist(), b.tolist()
+    return [{"task_id": tasks[i], "was": was[i], "now": now[i]} for i in differ.tolist()]
 
 
 def _table(a: np.ndarray, b: np.ndarray) -> Table:
@@ -280,13 +300,12 @@ def _table(a: np.ndarray, b: np.ndarray) -> Table:
     )
 
 
-def _why_unpaired(a: Held | None, b: Held | None) -> str | None:
-    reasons = [
+def _why_unpaired(a: Held | None, b: Held | None) -> str:
+    return "; ".join(
         f"{side} has no value" if held is None else f"{side} None: {held[1]}"
         for side, held in (("A", a), ("B", b))
         if held is None or held[0] is None
-    ]
-    return "; ".join(reasons) or None
+    )
 
 
 # -- the printed layout ----------------------------------------------------------------------

@@ -111,13 +111,18 @@ def pipeline() -> PipelineRecord:
 def distributions() -> tuple[str, ...]:
     """Every distribution importable here as ``name==version``: the name normalised as PEP 503
     says, one entry per name (the first on the path, as import finds it), sorted."""
+    from email.parser import HeaderParser
     from importlib.metadata import distributions as installed
 
     found: dict[str, str] = {}
+    parser = HeaderParser()  # Name and Version are headers: the description is never parsed
     for dist in installed():
-        name = dist.metadata["Name"]
+        # what dist.metadata reads, parsed once (dist.metadata and dist.version each parse it whole)
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or dist.read_text("")
+        headers = parser.parsestr(text or "")
+        name = headers["Name"]
         if name:
-            found.setdefault(re.sub(r"[-_.]+", "-", name).lower(), dist.version)
+            found.setdefault(re.sub(r"[-_.]+", "-", name).lower(), headers["Version"])
     return tuple(f"{name}=={version}" for name, version in sorted(found.items()))
 
 

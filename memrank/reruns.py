@@ -13,9 +13,13 @@ the reading says so instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Mapping
+from typing import TYPE_CHECKING
 
+from memrank._records import EvaluationRecord, SystemRecord
 from memrank.measure import Decider
-from memrank.result import EvaluationRecord, Result, SystemRecord
+
+if TYPE_CHECKING:
+    from memrank.result import Result
 
 __all__ = [
     "ByTask",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from memrank._records import RESULT_SCHEMA, EvaluationRecord, SystemRecord
 from memrank._types import FROZEN, UTCDateTime
-from memrank.budget import Budget
 from memrank.errors import ResultFileError
-from memrank.evaluation import Clearing, DatasetBundle, Evaluation
-from memrank.measure import Measure, Value, binary_names
+from memrank.evaluation import Clearing, DatasetBundle
+from memrank.measure import Value
 from memrank.system import Document
 from memrank.trace import Given, Trace
 
@@ -38,70 +38,9 @@ __all__ = [
     "RESULT_SCHEMA",
 ]
 
-RESULT_SCHEMA: Literal["memrank.result/v1"] = "memrank.result/v1"
-"""A run file: what ``save`` writes, every fact of the run."""
 PUBLISHED_RESULT_SCHEMA = "memrank.result/v2"
 """A result file as an artifact names it: a run file without what the clock and the machine
 said (memrank.artifacts splits them into the timings file)."""
-
-
-class SystemRecord(BaseModel):
-    """The system as it was run."""
-
-    model_config = FROZEN
-    name: str
-    """The class that ran: what results print and the board shows."""
-    declared_name: str | None = None
-    """The short name the class gives itself (its ``name`` attribute), when it sets one."""
-    kind: str
-    """memory, model, retriever or assistant: the class it subclasses."""
-    version: str | None = None
-    """The version the caller gave; None when it did not say."""
-    engine_version: str | None = None
-    declared_version: str | None = None
-    """The version the running system reported about itself; None when it did not say."""
-    transport: str = "in-process"
-    components: dict[str, str] = Field(default_factory=dict)
-    options: dict[str, str] = Field(default_factory=dict)
-    """The catalog options it was made with, as ``--option KEY=VALUE`` text (a value that may
-    hold a secret as ``<withheld>``); empty when it was not made by catalog name."""
-
-
-class EvaluationRecord(BaseModel):
-    """The evaluation as it was run."""
-
-    model_config = FROZEN
-    name: str
-    version: str
-    task_count: int
-    clearing: Clearing
-    track: str
-    k: int
-    measures: tuple[str, ...]
-    """The names of the measures applied, in order."""
-    slice: str | None = None
-    budget: Budget | None = None
-    """The context budget the run's recalls were cut to, as the evaluation declared it."""
-    binary: tuple[str, ...] | None = None
-    """The value names the measures declare binary (0 or 1); a paired reading tests them as
-    binary outcomes and every other value as continuous. None: saved before measures declared
-    their type (memrank.measures.kinds.declared_binary reads it)."""
-
-    @classmethod
-    def of(cls, evaluation: Evaluation, measures: Sequence[Measure]) -> EvaluationRecord:
-        """The record of ``evaluation`` run with ``measures`` (in the order applied)."""
-        return cls(
-            name=evaluation.name,
-            version=evaluation.version,
-            task_count=len(evaluation.tasks),
-            clearing=evaluation.clearing,
-            track=evaluation.track,
-            k=evaluation.k,
-            measures=tuple(m.name for m in measures),
-            slice=evaluation.slice,
-            binary=binary_names(measures),
-            budget=evaluation.budget,
-        )
 
 
 class ClearingRecord(BaseModel):

@@ -66,27 +66,29 @@ def run(
         )
     assert isinstance(system, System)
     # Everything alive now (the evaluation, its documents) is set aside from the cyclic
-    # collector while the run adds its traces: it would walk all of it again and again for
-    # nothing. The collector still runs for what the run makes, so a long run of a service
-    # client that leaves reference cycles behind does not grow without bound.
+    # collector while the run adds its traces, and the traces too while they are measured: it
+    # would walk all of it again and again for nothing. The collector still runs for what each
+    # stage makes, so a long run of a service client that leaves reference cycles behind does
+    # not grow without bound.
     gc.freeze()
     try:
         traces, clearing = drive(system, evaluation, concurrency, observer)
+        gc.freeze()
+        traces = hold_traces(traces, evaluation.budget)
+        if answer is not None:
+            traces = answer.answer(traces)
+        return Result(
+            system=_record_of(system, touched=True),
+            evaluation=evaluation_record,
+            clearing=clearing,
+            traces=tuple(traces),
+            values=tuple(apply(measures, traces, ())),
+            started=started,
+            finished=now_utc(),
+            provenance=capture(evaluation),
+        )
     finally:
         gc.unfreeze()
-    traces = hold_traces(traces, evaluation.budget)
-    if answer is not None:
-        traces = answer.answer(traces)
-    return Result(
-        system=_record_of(system, touched=True),
-        evaluation=evaluation_record,
-        clearing=clearing,
-        traces=tuple(traces),
-        values=tuple(apply(measures, traces, ())),
-        started=started,
-        finished=now_utc(),
-        provenance=capture(evaluation),
-    )
 
 
 def measure(result: Result, *measures: Measure) -> Result:

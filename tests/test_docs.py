@@ -13,7 +13,9 @@ CLI_DOC = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
 
 def _commands(group: click.Group, prefix: str) -> list[str]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
         path = f"{prefix} {name}"
         found.append(path)
         if isinstance(command, click.Group):
@@ -30,7 +32,9 @@ def _command(path: str) -> click.Command:
     command: click.Command = main
     for name in path.split()[1:]:
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        found = command.get_command(click.Context(command), name)
+        assert found is not None
+        command = found
     return command
 
 

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from memrank.answer.names import answer_name
+from memrank.answer.not_judged import NotJudged
 from memrank.answer.protocols import Protocol
 from memrank.answer.rules import bleu_1, locomo_score, mem0_f1
 from memrank.answer.verdicts import READERS, Verdict
@@ -312,25 +313,6 @@ class JudgeAccount(Measure):
             why=f"sample standard deviation of the mean over {len(means)} judge passes "
             f"(pass means {', '.join(f'{m:.4f}' for m in means)})",
         )
-
-
-class NotJudged(Measure):
-    """Says plainly, in the result, that the run was not judged and why."""
-
-    name, scope, reads, decider = "judge", Scope.RUN, (), Decider.MODEL
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
-        return [
-            Value(
-                measure=self.name,
-                decider=self.decider,
-                value=None,
-                why=f"not judged: {self.reason}",
-            )
-        ]
 
 
 class AnswerMeans(Means):

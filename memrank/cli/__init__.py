@@ -1,65 +1,114 @@
-"""The memrank command line: one module per command group, gathered here."""
+"""The memrank command line: one module per command group, each imported only when its command
+runs (so `memrank --help` and `memrank --version` load none of them)."""
 
 from __future__ import annotations
 
 import click
 
-from memrank.cli.artifacts import attest_command, verify_command
-from memrank.cli.board import build_site_command
-from memrank.cli.catalog import catalog_command
-from memrank.cli.evals_check import check_evaluation_command
-from memrank.cli.keys import keys_group
-from memrank.cli.listing import evals_group, targets_ls_command, targets_show_command
-from memrank.cli.measure import measure_command
-from memrank.cli.merge import merge_command
-from memrank.cli.pair import pair_command
-from memrank.cli.publish import (
-    approve_command,
-    review_command,
-    supersede_command,
-    withdraw_command,
-)
-from memrank.cli.reproduce import reproduce_command
-from memrank.cli.run import run_command
-from memrank.cli.runs import kill_command, runs_group, submit_command, watch_command
-from memrank.cli.targets import targets_group
-from memrank.cli.trust import trust_group
-from memrank.cli.view import view_command
-from memrank.cli.wire import check_command, serve_command
+from memrank.cli._lazy import LazyGroup
 
 __all__ = ["main"]
 
+# Each command: where it is defined, and the first sentence of its help, which is what
+# `memrank --help` shows (tests/cli/test_lazy_help.py holds the two equal).
+COMMANDS = {
+    "approve": (
+        "memrank.cli.publish:approve_command",
+        "Sign run ID for TRACK and DIVISION into the artifacts directory, and record it.",
+    ),
+    "attest": (
+        "memrank.cli.artifacts:attest_command",
+        "Sign the result file RESULT (from `memrank run --save`) into the artifacts directory.",
+    ),
+    "build-site": (
+        "memrank.cli.board:build_site_command",
+        "Build the static leaderboard from the signed artifacts that verify.",
+    ),
+    "catalog": (
+        "memrank.cli.catalog:catalog_command",
+        "List every shipped system and evaluation with what it needs.",
+    ),
+    "check": (
+        "memrank.cli.wire:check_command",
+        "Check an endpoint against the Add/Search contract before a formal run.",
+    ),
+    "evals": ("memrank.cli.listing:evals_group", "The evaluations memrank ships."),
+    "keys": (
+        "memrank.cli.keys:keys_group",
+        "Make and identify Ed25519 signing keys (PKCS8 PEM files).",
+    ),
+    "kill": (
+        "memrank.cli.runs:kill_command",
+        "Stop running run ID (Ctrl-C first, so its journal keeps what it did; then for good).",
+    ),
+    "measure": (
+        "memrank.cli.measure:measure_command",
+        "Judge the answers of the stored run RESULT (a result file) and print it.",
+    ),
+    "merge": ("memrank.cli.merge:merge_command", "Merge the result files of `memrank run ..."),
+    "pair": (
+        "memrank.cli.pair:pair_command",
+        "Print the paired reading of two runs of the same evaluation; the gap is B minus A.",
+    ),
+    "reproduce": (
+        "memrank.cli.reproduce:reproduce_command",
+        "Rebuild what the signed run RUN records, rerun it, and say whether it matches.",
+    ),
+    "review": (
+        "memrank.cli.publish:review_command",
+        "List finished runs not yet approved: publishable, or every reason why not.",
+    ),
+    "run": (
+        "memrank.cli.run:run_command",
+        "Run SYSTEM on EVALUATION (names from `memrank catalog`) and print the result.",
+    ),
+    "runs": (
+        "memrank.cli.runs:runs_group",
+        "The run registry: every run memrank run or submit made on this machine.",
+    ),
+    "serve": (
+        "memrank.cli.wire:serve_command",
+        "Serve the memory SYSTEM (a name from `memrank catalog`) over the Add/Search contract.",
+    ),
+    "submit": (
+        "memrank.cli.runs:submit_command",
+        "Start SYSTEM on EVALUATION in the background and print its run id at once.",
+    ),
+    "supersede": (
+        "memrank.cli.publish:supersede_command",
+        "Sign approved run ID again (another track or division) as a correction of its artifact.",
+    ),
+    "targets": (
+        "memrank.cli.targets:targets_group",
+        "Targets (named systems): list them, show what one needs, check a translator.",
+    ),
+    "trust": (
+        "memrank.cli.trust:trust_group",
+        "Create and rotate the trust root (root.json): who may sign runs, and what is pinned.",
+    ),
+    "verify": (
+        "memrank.cli.artifacts:verify_command",
+        "Verify signed runs and report each one, ok or refused (with its error class).",
+    ),
+    "view": (
+        "memrank.cli.view:view_command",
+        "Render any result (unsigned, a development run, a slice) as a local static page with "
+        "the board's theme (the headline, each measure, per category, a page per task with what "
+        "was recalled and every value with its why), and print the page's path.",
+    ),
+    "watch": (
+        "memrank.cli.runs:watch_command",
+        "Follow run ID until it ends: progress on stderr, then its result; exits as it did.",
+    ),
+    "withdraw": (
+        "memrank.cli.publish:withdraw_command",
+        "Take run ID off the board: every envelope signed for it (the approval and each "
+        "correction) leaves runs/ (git keeps their history).",
+    ),
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+@click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="memrank", prog_name="memrank")
 def main() -> None:
     """memrank: measure memory systems, compare runs honestly, publish signed results."""
-
-
-main.add_command(run_command)
-main.add_command(catalog_command)
-main.add_command(pair_command)
-main.add_command(merge_command)
-main.add_command(serve_command)
-main.add_command(check_command)
-main.add_command(keys_group)
-main.add_command(attest_command)
-main.add_command(verify_command)
-main.add_command(trust_group)
-main.add_command(targets_group)
-main.add_command(build_site_command)
-main.add_command(submit_command)
-main.add_command(watch_command)
-main.add_command(runs_group)
-main.add_command(kill_command)
-main.add_command(evals_group)
-evals_group.add_command(check_evaluation_command)
-targets_group.add_command(targets_ls_command)
-targets_group.add_command(targets_show_command)
-main.add_command(review_command)
-main.add_command(approve_command)
-main.add_command(withdraw_command)
-main.add_command(supersede_command)
-main.add_command(measure_command)
-main.add_command(reproduce_command)
-main.add_command(view_command)

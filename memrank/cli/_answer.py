@@ -135,8 +135,7 @@ def plan(
 ) -> tuple[AnswerStage | None, Evaluation]:
     """The answer stage to run (or None) and the evaluation, marked "not judged" when its
     quality metric is the judge's and no judge will decide."""
-    from memrank.answer import AnswerStage, NotJudged, protocol
-    from memrank.systems.models import ResponseCache, model_from_spec
+    from memrank.answer import NotJudged
 
     judge = judge_spec(options.judge, options.no_judge)
     name = options.protocol or _DEFAULT_PROTOCOL.get(evaluation.name)
@@ -148,6 +147,9 @@ def plan(
                 f"evaluation {evaluation.name!r} has no default answer protocol; give --protocol "
                 "(mem0, locomo, longmemeval, aml, memorycode, mem-gallery)"
             )
+        from memrank.answer import AnswerStage, protocol
+        from memrank.systems.models import ResponseCache, model_from_spec
+
         chosen = protocol(name)
         cache = None if options.no_cache else ResponseCache()
         answers_itself = system_kind in ("model", "assistant")

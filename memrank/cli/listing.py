@@ -7,6 +7,7 @@ import re
 
 import click
 
+from memrank.cli.evals_check import check_evaluation_command
 from memrank.errors import UnknownName
 
 __all__ = ["evals_group", "targets_ls_command", "targets_show_command"]
@@ -64,3 +65,6 @@ def evals_ls_command() -> None:
     for entry in EVALUATIONS:
         click.echo(f"{entry.name:<{width}}  {entry.summary}")
         click.echo(f"{'':<{width}}  needs: {entry.needs}")
+
+
+evals_group.add_command(check_evaluation_command)

@@ -62,13 +62,15 @@ def pair_command(
 def _side(text: str, label: str, artifacts: Path) -> Side:
     """One side of a reading: a run file, or a signed run read from its scores file."""
     from memrank._pair_sides import side_from_file, side_of
-    from memrank.artifacts import envelope_naming, locate, signed_result
 
     path = Path(text)
+    signed = path.is_file() and path.parent.name in ("scores", "runs")
+    if not signed and (path.is_file() or path.suffix or len(path.parts) > 1):
+        return side_from_file(path, label)  # a run file, or meant as one: no artifacts read
+    from memrank.artifacts import envelope_naming, locate, signed_result
+
     if path.is_file() and path.parent.name == "scores":  # artifacts/scores/<sha256>.json
         return side_of(signed_result(envelope_naming(path, path.parent.parent)), label)
-    if path.is_file() and path.parent.name == "runs":  # an envelope
+    if path.is_file():  # an envelope, runs/<id>.json
         return side_of(signed_result(path), label)
-    if path.is_file() or path.suffix or len(path.parts) > 1:  # a file, or meant as one
-        return side_from_file(path, label)
     return side_of(signed_result(locate(text, artifacts, what="A run")), label)

@@ -6,6 +6,7 @@ import os
 
 import click
 
+from memrank.cli.listing import targets_ls_command, targets_show_command
 from memrank.errors import UsageError
 
 __all__ = ["targets_group"]
@@ -42,3 +43,7 @@ def verify_command(url: str, key_env: str | None, timeout: float, as_json: bool)
             raise UsageError(f"--key-env {key_env}: the environment variable is not set")
     outcomes = verify(url, key, timeout=timeout)
     report_outcomes(outcomes, as_json)
+
+
+targets_group.add_command(targets_ls_command)
+targets_group.add_command(targets_show_command)

@@ -1,33 +1,60 @@
-"""The measures memrank ships. Each is an ordinary Measure and nothing more."""
+"""The measures memrank ships. Each is an ordinary Measure and nothing more.
 
-from memrank.measures.bookkeeping import FailureRate, Latency
-from memrank.measures.budget import RecalledWords
-from memrank.measures.code_rules import InstructionsFollowed
-from memrank.measures.demo_score import DemoScore
-from memrank.measures.evidence import (
-    EvidenceRecall,
-    EvidenceTurn,
-    SessionRecall,
-    evidence_metadata,
-)
-from memrank.measures.means import EvidenceMeans, Means, RankingMeans
-from memrank.measures.ranking import SessionRanking
-from memrank.measures.word_match import WordMatch, recalled_doc_id
+Names are imported on first use (PEP 562), so a reader that needs only
+``memrank.measures.kinds`` (a paired reading, the board) does not load every measure.
+"""
 
-__all__ = [
-    "DemoScore",
-    "EvidenceMeans",
-    "EvidenceRecall",
-    "EvidenceTurn",
-    "FailureRate",
-    "InstructionsFollowed",
-    "Latency",
-    "Means",
-    "RankingMeans",
-    "RecalledWords",
-    "SessionRanking",
-    "SessionRecall",
-    "WordMatch",
-    "evidence_metadata",
-    "recalled_doc_id",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memrank.measures.bookkeeping import FailureRate as FailureRate
+    from memrank.measures.bookkeeping import Latency as Latency
+    from memrank.measures.budget import RecalledWords as RecalledWords
+    from memrank.measures.code_rules import InstructionsFollowed as InstructionsFollowed
+    from memrank.measures.demo_score import DemoScore as DemoScore
+    from memrank.measures.evidence import EvidenceRecall as EvidenceRecall
+    from memrank.measures.evidence import EvidenceTurn as EvidenceTurn
+    from memrank.measures.evidence import SessionRecall as SessionRecall
+    from memrank.measures.evidence import evidence_metadata as evidence_metadata
+    from memrank.measures.means import EvidenceMeans as EvidenceMeans
+    from memrank.measures.means import Means as Means
+    from memrank.measures.means import RankingMeans as RankingMeans
+    from memrank.measures.ranking import SessionRanking as SessionRanking
+    from memrank.measures.word_match import WordMatch as WordMatch
+    from memrank.measures.word_match import recalled_doc_id as recalled_doc_id
+
+_HOMES = {
+    "DemoScore": "memrank.measures.demo_score",
+    "EvidenceMeans": "memrank.measures.means",
+    "EvidenceRecall": "memrank.measures.evidence",
+    "EvidenceTurn": "memrank.measures.evidence",
+    "FailureRate": "memrank.measures.bookkeeping",
+    "InstructionsFollowed": "memrank.measures.code_rules",
+    "Latency": "memrank.measures.bookkeeping",
+    "Means": "memrank.measures.means",
+    "RankingMeans": "memrank.measures.means",
+    "RecalledWords": "memrank.measures.budget",
+    "SessionRanking": "memrank.measures.ranking",
+    "SessionRecall": "memrank.measures.evidence",
+    "WordMatch": "memrank.measures.word_match",
+    "evidence_metadata": "memrank.measures.evidence",
+    "recalled_doc_id": "memrank.measures.word_match",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'memrank.measures' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

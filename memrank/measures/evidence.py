@@ -115,6 +115,9 @@ class Found(NamedTuple):
     """``"id"`` when that document stands for the turn by id, else ``"content"``."""
 
 
+Scored = tuple[str, float | None, str]
+"""A task's value before it is made a Value: its name, its number (None: undecided), its why."""
+
 Read = dict[int, tuple[set[str], str]]
 """id() of a document -> the ids it holds and its normalised text (padded with a space each
 side, so a containment test is by whole words), for the documents of traces alive while it is
@@ -182,8 +185,8 @@ class _EvidenceMeasure(Measure):
                     "a negative task (the material does not answer it as asked): reported "
                     "under the -negative names, never in the headline",
                 )
-                scored = [v.model_copy(update={"measure": _negative(v.measure)}) for v in scored]
-            produced += scored
+                scored = [(_negative(name), value, why) for name, value, why in scored]
+            produced += [self._value(trace, name, value, why) for name, value, why in scored]
         return produced
 
     @abstractmethod
@@ -193,7 +196,7 @@ class _EvidenceMeasure(Measure):
         turns: list[EvidenceTurn],
         documents: Sequence[Document],
         found: list[Found | None],
-    ) -> list[Value]:
+    ) -> list[Scored]:
         """The task's values under the headline names, from the documents recalled (``found``:
         where each turn was first found among them, as ``first_ranks`` gives it)."""
 
@@ -245,11 +248,11 @@ class EvidenceRecall(_EvidenceMeasure):
         turns: list[EvidenceTurn],
         documents: Sequence[Document],
         found: list[Found | None],
-    ) -> list[Value]:
+    ) -> list[Scored]:
         produced = self._at_budget(trace, turns, found) if self.budget else []
         for k in KS:
             share, why = _within(turns, found, k, f"within the first {k}")
-            produced.append(self._value(trace, f"evidence-recall@{k}", share, why))
+            produced.append((f"evidence-recall@{k}", share, why))
         best = min((f.rank for f in found if f), default=None)
         hit = best is not None and best <= HIT_AT
         why = (
@@ -257,21 +260,21 @@ class EvidenceRecall(_EvidenceMeasure):
             if best is not None
             else f"no evidence turn among the {len(documents)} recalled"
         )
-        produced.append(self._value(trace, f"evidence-hit@{HIT_AT}", float(hit), why))
+        produced.append((f"evidence-hit@{HIT_AT}", float(hit), why))
         return produced
 
     def _at_budget(
         self, trace: Trace, turns: list[EvidenceTurn], found: list[Found | None]
-    ) -> list[Value]:
+    ) -> list[Scored]:
         assert self.budget is not None
         name = f"evidence-recall@{self.budget.label}"
         if trace.cut is None or trace.cut.budget != self.budget:
             why = f"the run was not held to the budget of {self.budget}, so it cannot be read there"
-            return [self._value(trace, name, None, why)]
+            return [(name, None, why)]
         kept = trace.cut.kept
         where = f"within the {kept} document(s) that fit {self.budget} ({trace.cut.used} used)"
         share, why = _within(turns, found, kept, where)
-        return [self._value(trace, name, share, why)]
+        return [(name, share, why)]
 
 
 def _within(
@@ -301,7 +304,7 @@ class SessionRecall(_EvidenceMeasure):
         turns: list[EvidenceTurn],
         documents: Sequence[Document],
         found: list[Found | None],
-    ) -> list[Value]:
+    ) -> list[Scored]:
         turn_ranks = [f.rank if f else None for f in found]
         first: dict[str, int | None] = dict.fromkeys(turn.session for turn in turns)
         for rank, document in enumerate(documents, start=1):
@@ -321,7 +324,7 @@ class SessionRecall(_EvidenceMeasure):
             for rank, document in enumerate(documents, start=1)
             if session_of(document) is None and rank not in holding
         ]
-        produced = []
+        produced: list[Scored] = []
         for k in KS:
             sessions = [s for s, rank in first.items() if rank is not None and rank <= k]
             blind = sum(rank <= k for rank in unknown)
@@ -332,12 +335,12 @@ class SessionRecall(_EvidenceMeasure):
                     f"session and hold no evidence turn; {len(sessions)} of {len(first)} evidence "
                     "session(s) found among the rest"
                 )
-                produced.append(self._value(trace, name, None, why))
+                produced.append((name, None, why))
                 continue
             why = f"{len(sessions)} of {len(first)} evidence session(s) within the first {k}" + (
                 f": {', '.join(sessions)}" if sessions else ""
             )
-            produced.append(self._value(trace, name, len(sessions) / len(first), why))
+            produced.append((name, len(sessions) / len(first), why))
         return produced
 
 

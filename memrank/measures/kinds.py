@@ -13,15 +13,13 @@ never leaves its range (memrank.stats.bounded); a name not declared here has no 
 
 from __future__ import annotations
 
-from memrank.measures.evidence import EvidenceRecall
-from memrank.measures.word_match import WordMatch
-from memrank.result import EvaluationRecord
-from memrank.stats import Bounds
+from typing import TYPE_CHECKING
 
-__all__ = ["SHIPPED_BINARY", "declared_binary", "declared_range"]
+if TYPE_CHECKING:
+    from memrank.result import EvaluationRecord
+    from memrank.stats import Bounds
 
-SHIPPED_BINARY: tuple[str, ...] = (*WordMatch.binary, *EvidenceRecall.binary)
-"""The binary value names of memrank's shipped measures."""
+__all__ = ["declared_binary", "declared_range", "shipped_binary"]
 
 SHARE: Bounds = (0.0, 1.0)
 FROM_ZERO: Bounds = (0.0, None)
@@ -50,7 +48,15 @@ _RANGES: dict[str, Bounds] = {
 
 def declared_binary(record: EvaluationRecord) -> tuple[str, ...]:
     """The value names a result's measures declared binary (see the module docstring)."""
-    return SHIPPED_BINARY if record.binary is None else record.binary
+    return shipped_binary() if record.binary is None else record.binary
+
+
+def shipped_binary() -> tuple[str, ...]:
+    """The binary value names of memrank's shipped measures."""
+    from memrank.measures.evidence import EvidenceRecall
+    from memrank.measures.word_match import WordMatch
+
+    return (*WordMatch.binary, *EvidenceRecall.binary)
 
 
 def declared_range(name: str) -> Bounds:

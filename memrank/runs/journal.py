@@ -1,13 +1,20 @@
 """The run journal: a run's traces appended as its tasks finish, so a stopped run resumes.
 
-One JSON object per line (``memrank.journal/v1``):
+One JSON object per line (``memrank.journal/v2``):
 
-- first, ``{"journal": "memrank.journal/v1", "evaluation": NAME, "version": V, "started": T}``;
+- first, ``{"journal": "memrank.journal/v2", "evaluation": NAME, "version": V, "started": T}``;
 - ``{"begin": NAME}`` as an isolation unit starts (a unit begun again drops what it had);
-- ``{"trace": TRACE}`` as each task finishes (a ``memrank.Trace`` as JSON, the same per-task
-  form wherever traces travel line by line);
+- ``{"ref": REF, "given": GIVEN}`` and ``{"ref": REF, "document": DOCUMENT}``, each given and
+  each recalled document once, before the first trace that names it (the tasks of a unit share
+  one given, and a document is recalled for many tasks: written in every trace, they were most
+  of a journal and of the time spent writing it);
+- ``{"trace": TRACE, "given": REF, "documents": [REF, ...]}`` as each task finishes: a
+  ``memrank.Trace`` as JSON without its given and recalled documents, and the references to
+  them (``documents`` only when it recalled);
 - ``{"unit": NAME, "observed": true|false|null, "problem": TEXT|null}`` when an isolation
   unit's tasks and cleanup are all done.
+
+A ``memrank.journal/v1`` journal (each trace whole, with its given and documents) still resumes.
 
 Each line is written whole and flushed as it is made, so killing the process loses at most
 the line being written; each completed unit is also fsync'd, so a machine that stops loses at
@@ -17,6 +24,7 @@ the start (a unit's tasks share what the system was told, so half a unit cannot 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass, field
@@ -28,7 +36,8 @@ import orjson
 
 from memrank._drive import UnitOutcome
 from memrank.errors import UsageError
-from memrank.trace import Trace
+from memrank.system import Document
+from memrank.trace import Given, Trace
 
 __all__ = [
     "JOURNAL_SCHEMA",
@@ -39,12 +48,27 @@ __all__ = [
     "trace_line",
 ]
 
-JOURNAL_SCHEMA = "memrank.journal/v1"
+JOURNAL_SCHEMA = "memrank.journal/v2"
+_READABLE = ("memrank.journal/v1", JOURNAL_SCHEMA)
+_APART: dict[str, bool | set[str]] = {"given": True, "recalled": {"documents"}}
+"""What a trace line leaves out of its trace: written once each, referenced."""
 
 
-def trace_line(trace: Trace) -> bytes:
-    """One trace as one journal line (newline included)."""
-    return b'{"trace":' + trace.model_dump_json().encode() + b"}\n"
+def trace_line(trace: Trace, given: str | None, documents: list[str]) -> bytes:
+    """One trace as one journal line (newline included), naming its given and recalled
+    documents by reference."""
+    line = b'{"trace":' + trace.__pydantic_serializer__.to_json(trace, exclude=_APART)
+    line += b',"given":' + orjson.dumps(given)
+    if trace.recalled is not None:
+        line += b',"documents":' + orjson.dumps(documents)
+    return line + b"}\n"
+
+
+def _part_line(kind: str, part: Document | Given) -> tuple[str, bytes]:
+    """A given or document's reference and the line that writes it."""
+    dumped = part.__pydantic_serializer__.to_json(part)
+    ref = hashlib.blake2b(dumped, digest_size=16).hexdigest()
+    return ref, b'{"ref":"' + ref.encode() + b'","' + kind.encode() + b'":' + dumped + b"}\n"
 
 
 @dataclass
@@ -73,6 +97,7 @@ def read_journal(path: Path) -> JournalContents:
         raise UsageError(f"{path}: cannot read the run journal ({exc.strerror})") from None
     contents: JournalContents | None = None
     waiting: dict[str, list[Trace]] = {}
+    parts: dict[str, Document | Given] = {}  # each validated once, shared by its traces
     offset = 0
     for line in raw.splitlines(keepends=True):
         if not line.endswith(b"\n"):
@@ -86,8 +111,11 @@ def read_journal(path: Path) -> JournalContents:
             contents = _header(entry, path)
         elif "begin" in entry:
             waiting[entry["begin"]] = []
+        elif "ref" in entry:
+            kind = Document if "document" in entry else Given
+            parts[entry["ref"]] = kind.model_validate(entry.get("document", entry.get("given")))
         elif "trace" in entry:
-            trace = Trace.model_validate(entry["trace"])
+            trace = Trace.model_validate(_whole(entry, parts))
             waiting.setdefault(trace.given.unit if trace.given else "", []).append(trace)
         elif "unit" in entry:
             contents.units[entry["unit"]] = UnitOutcome(
@@ -100,6 +128,16 @@ def read_journal(path: Path) -> JournalContents:
     return contents
 
 
+def _whole(entry: dict[str, Any], parts: dict[str, Any]) -> dict[str, Any]:
+    """A trace line's trace with its given and documents put back (a v1 line holds them)."""
+    trace: dict[str, Any] = entry["trace"]
+    if "given" in entry:
+        trace["given"] = None if entry["given"] is None else parts[entry["given"]]
+    if "documents" in entry and trace.get("recalled") is not None:
+        trace["recalled"]["documents"] = [parts[ref] for ref in entry["documents"]]
+    return trace
+
+
 def kept_tasks(path: Path) -> int:
     """How many tasks a resume keeps: those of the units the journal holds complete (what the
     Ctrl-C message, ``runs ls`` and ``runs show`` all count). Reads the lines as plain JSON,
@@ -109,6 +147,7 @@ def kept_tasks(path: Path) -> int:
     except OSError:
         return 0
     waiting: dict[str, int] = {}
+    units: dict[str, str] = {}  # a given's reference -> its unit
     kept = 0
     for line in raw.splitlines(keepends=True)[1:]:
         if not line.endswith(b"\n"):
@@ -117,9 +156,12 @@ def kept_tasks(path: Path) -> int:
             entry = orjson.loads(line)
         except orjson.JSONDecodeError:
             break
-        if "trace" in entry:
-            given = entry["trace"].get("given") or {}
-            unit = given.get("unit", "")
+        if "ref" in entry:
+            if "given" in entry:
+                units[entry["ref"]] = entry["given"].get("unit", "")
+        elif "trace" in entry:
+            given = entry["given"] if "given" in entry else entry["trace"].get("given")
+            unit = units.get(given, "") if isinstance(given, str) else (given or {}).get("unit", "")
             waiting[unit] = waiting.get(unit, 0) + 1
         elif "begin" in entry:
             waiting[entry["begin"]] = 0
@@ -129,7 +171,7 @@ def kept_tasks(path: Path) -> int:
 
 
 def _header(entry: Any, path: Path) -> JournalContents:
-    if not isinstance(entry, dict) or entry.get("journal") != JOURNAL_SCHEMA:
+    if not isinstance(entry, dict) or entry.get("journal") not in _READABLE:
         raise UsageError(f"{path}: not a {JOURNAL_SCHEMA} run journal")
     return JournalContents(
         evaluation=entry["evaluation"],
@@ -151,6 +193,9 @@ class Journal:
         self.earlier = earlier
         self._handle = handle
         self._lock = threading.Lock()
+        # id() of each given and document written -> it (kept, so its id is not reused) and its
+        # reference: a run hands the same objects to many traces, each is written once
+        self._written: dict[int, tuple[object, str]] = {}
 
     @classmethod
     def start(cls, path: Path, evaluation: str, version: str, started: datetime) -> Journal:
@@ -186,7 +231,20 @@ class Journal:
         return earlier
 
     def task_finished(self, trace: Trace) -> None:
-        self._append(trace_line(trace))
+        with self._lock:  # a trace's parts are written before it, whatever other units do
+            given = None if trace.given is None else self._ref("given", trace.given)
+            recalled = trace.recalled.documents if trace.recalled is not None else ()
+            documents = [self._ref("document", d) for d in recalled]
+            self._handle.write(trace_line(trace, given, documents))
+            self._handle.flush()
+
+    def _ref(self, kind: str, part: Document | Given) -> str:
+        known = self._written.get(id(part))
+        if known is None:
+            ref, line = _part_line(kind, part)
+            self._handle.write(line)
+            known = self._written[id(part)] = (part, ref)
+        return known[1]
 
     def unit_finished(self, unit: str, outcome: UnitOutcome) -> None:
         line = orjson.dumps(

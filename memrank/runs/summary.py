@@ -18,16 +18,15 @@ def measure_rows(result: Result) -> list[dict[str, Any]]:
     """
     rows: dict[str, dict[str, Any]] = {}
     for value in result.values:
-        row = rows.setdefault(
-            value.measure,
-            {
+        row = rows.get(value.measure)
+        if row is None:  # a measure's first value: the row made once, not once per value
+            row = rows[value.measure] = {
                 "measure": value.measure,
                 "decider": value.decider.value,
                 "scope": "task" if value.task_id else "group" if value.group else "run",
                 "values": [],
                 "undecided": 0,
-            },
-        )
+            }
         if value.value is None:
             row["undecided"] += 1
         else:

@@ -27,7 +27,7 @@ def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     df = np.asarray(df, dtype=np.int64)
     t, df = np.broadcast_arrays(t, df)
     inside = np.empty(t.shape)
-    for nu in np.unique(df):
+    for nu in sorted(set(df.ravel().tolist())):  # not np.unique: it imports numpy.ma
         where = df == nu
         inside[where] = _t_inside(t[where], int(nu))
     tail = 1.0 - inside

@@ -71,7 +71,7 @@ class Interval:
             )
         self.se = np.sqrt(variance)
         self.df = np.maximum(self.clusters - 1, 1)
-        quantiles = {int(df): t_quantile(int(df)) for df in np.unique(self.df)}
+        quantiles = {df: t_quantile(df) for df in set(self.df.tolist())}
         half = self.se * np.array([quantiles[int(df)] for df in self.df])
         valid = self.clusters >= 2
         self.low = np.where(valid, self.mean - half, np.nan)
