@@ -23,6 +23,8 @@ from memrank.wire._service import ContractService
 from memrank.wire.serve import serving
 from tests.systems.http.engines import ENGINES, EngineCase
 from tests.systems.http.translator import running_translator
+from tests.systems.libraries.conftest import EXTRAS as LIBRARIES
+from tests.systems.libraries.conftest import need
 
 TOLD = Document(id="fact", content="The capital of France is Paris.")
 OTHER = Document(id="other", content="The capital of Italy is Rome.")
@@ -55,6 +57,14 @@ def _native() -> Iterator[Memory]:
         memory.close()
 
 
+def _library(name: str, module: str, extra: str) -> Starter:
+    def start() -> AbstractContextManager[Any]:
+        need(module, extra)
+        return nullcontext(memrank.system(name))
+
+    return start
+
+
 Starter = Callable[[], AbstractContextManager[Any]]
 STARTERS: dict[str, tuple[Starter, bool]] = {
     "word-overlap": (lambda: nullcontext(WordOverlap()), True),
@@ -71,6 +81,9 @@ STARTERS: dict[str, tuple[Starter, bool]] = {
     # the engine tests (tests/systems/real_engines)
     "active-memory-index": (lambda: _aml(ActiveMemoryIndex), True),
     "native": (_native, True),
+    # the library systems, each with its extra installed (tests/systems/libraries skips or, under
+    # CI, fails without it)
+    **{name: (_library(name, module, extra), True) for name, (extra, module) in LIBRARIES.items()},
     **{case.name: ((lambda case=case: _engine(case)), True) for case in ENGINES},
 }
 """Per catalog name: how to start the memory, and whether it recalls what it was told."""
