@@ -10,15 +10,15 @@ reference answer, and a malformed verdict are None with the reason; never 0, nev
 from __future__ import annotations
 
 import statistics
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from memrank.answer.names import answer_name
+from memrank.answer.names import SYSTEM_ANSWERS, answer_name
 from memrank.answer.not_judged import NotJudged
 from memrank.answer.protocols import Protocol
 from memrank.answer.rules import bleu_1, locomo_score, mem0_f1
+from memrank.answer.usage import CallAccount, Usage
 from memrank.answer.verdicts import READERS, Verdict
 from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
@@ -148,7 +148,7 @@ class Judge(_AnswerScore):
         # every pass of a binary judge is 0 or 1; the per-task mean over several passes is not
         binary = self.produces[1:] if passes > 1 else (self.name,)
         self.binary = binary if self.step.binary else ()  # type: ignore[misc]
-        self.account = _Account()
+        self.account = CallAccount()
 
     def measure(self, traces: Sequence[Trace], values: Sequence[Value]) -> list[Value]:
         with ThreadPoolExecutor(max_workers=max(1, min(8, len(traces)))) as pool:
@@ -210,44 +210,6 @@ class Judge(_AnswerScore):
             completion.model,
         )
         return READERS[self.step.reader](completion.text)
-
-
-class _Account:
-    """What the judge calls cost, summed across threads; unknown stays unknown."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.calls = self.cached = 0
-        self.input_tokens: int | None = 0
-        self.output_tokens: int | None = 0
-        self.cost_usd: float | None = 0.0
-        self.models: set[str] = set()
-        self.failures = 0
-        self.first_failure: str | None = None
-
-    def fail(self, why: str) -> None:
-        with self._lock:
-            self.failures += 1
-            self.first_failure = self.first_failure or why
-
-    def add(
-        self, tin: int | None, tout: int | None, cost: float | None, cached: bool, model: str
-    ) -> None:
-        with self._lock:
-            self.calls += 1
-            self.cached += int(cached)
-            self.models.add(model)
-            self.input_tokens = (
-                None if tin is None or self.input_tokens is None else self.input_tokens + tin
-            )
-            self.output_tokens = (
-                None if tout is None or self.output_tokens is None else self.output_tokens + tout
-            )
-            # a cached answer cost nothing this time; an unknown price makes the sum unknown
-            if not cached:
-                self.cost_usd = (
-                    None if cost is None or self.cost_usd is None else self.cost_usd + cost
-                )
 
 
 class JudgeAccount(Measure):
@@ -343,9 +305,12 @@ def answer_measures(
         scores = [_rule(protocol, rule, answerer) for rule in protocol.rules]
         measures.extend(scores)
         measures.append(AnswerMeans([m.name for m in scores], categories, Decider.RULE))
+    judged = None
     if judge is not None and protocol.judge is not None:
         judged = Judge(protocol, judge, passes, answerer=answerer, seed=seed)
         measures.append(judged)
         measures.append(AnswerMeans([judged.name], categories, Decider.MODEL))
         measures.append(JudgeAccount(judged))
+    if answerer != SYSTEM_ANSWERS or judged is not None:
+        measures.append(Usage(judged.account if judged else None))
     return measures

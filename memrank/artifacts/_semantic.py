@@ -89,10 +89,11 @@ _DECLARED_RANGES: tuple[tuple[re.Pattern[str], tuple[float, float]], ...] = (
     (re.compile(rf"(failure-rate|demo-score|word-match){_MEAN}$"), _UNIT),
     (re.compile(rf"(evidence-(recall|hit)|session-recall)(-negative)?@[^.]+{_MEAN}$"), _UNIT),
     (re.compile(rf"(recall-all|ndcg-any)@[^.]+{_MEAN}$"), _UNIT),
-    (re.compile(rf"(latency\..+|recalled-words{_MEAN})$"), (0.0, MAGNITUDE_LIMIT)),
+    (re.compile(rf"(latency\..+|usage\..+|recalled-words{_MEAN})$"), (0.0, MAGNITUDE_LIMIT)),
 )
 """The ranges memrank's measures declare for the value names they produce (and their means):
-rates, recalls, hits and nDCG in [0, 1], latencies and word counts non-negative. A name none
+rates, recalls, hits and nDCG in [0, 1], latencies, word counts and a run's model usage
+(tokens, cost) non-negative. A name none
 matches may hold any value within ``MAGNITUDE_LIMIT``; a binary-declared name holds 0 or 1, a
 share [0, 1]."""
 

@@ -23,11 +23,11 @@ from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.field import FieldPage
 from memrank.board.lookalikes import look_alikes
 from memrank.board.memo import NO_MEMO, Memo
-from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
+from memrank.board.model import Board, DocPage, EvaluationPage, Identity, Row, Track
+from memrank.board.overall import overall_of
 from memrank.board.pages import histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
 from memrank.errors import BoardConfigError
-from memrank.measure import Decider, Value
 from memrank.provenance import Evidence
 
 __all__ = ["build_board", "source_date"]
@@ -161,7 +161,6 @@ def _track(
         for column in track.columns
     ]
     cells = [part.cells for part in parts]
-    overall = _cells_of_overall(track, cells, len(keys))
     ranking = track.ranking_column
     ranked_by = next(
         (i for i, column in enumerate(track.columns) if ranking and column == ranking), None
@@ -170,6 +169,8 @@ def _track(
     for position, key in enumerate(keys):
         first = next(iter(placed[key].values()))
         rank_cell = cells[ranked_by][position] if ranked_by is not None else None
+        identity = identities.get(key[0])
+        measured = placed[key].get(ranking.evaluation if ranking else "", first)
         rows.append(
             Row(
                 key=urls.slug(" ".join(key)),
@@ -177,18 +178,28 @@ def _track(
                 system=key[0],
                 version=key[1] or None,
                 version_shown=version_shown(first),
-                identity=identities.get(key[0]),
+                identity=identity,
                 division=Division(key[2]),
                 evidence=Evidence(key[3]),
                 cells=tuple(column[position] for column in cells),
-                overall=overall[position],
+                overall=None,
+                control=identity.control if identity else False,
                 published=max(run.predicate.issued_at for run in placed[key].values()),
-                latency_ms=_latency(placed[key].get(ranking.evaluation if ranking else "", first)),
+                latency_ms=_summary(measured, LATENCY),
+                tokens=_summary(measured, TOKENS),
+                cost_usd=_summary(measured, COST),
             )
         )
     order = sorted(range(len(keys)), key=lambda i: _order(rows[i], ranked_by, ranking))
     evaluations = [
         evaluation_of(name, part, order, identities, memo) for part in parts if part.has_runs
+    ]
+    overall, overall_cells = overall_of(
+        track, rows, {page.column.evaluation: page for page in evaluations}
+    )
+    rows = [
+        row.model_copy(update={"overall": cell})
+        for row, cell in zip(rows, overall_cells, strict=True)
     ]
     shown: dict[str, Shown] = {}
     for part in parts:
@@ -207,7 +218,7 @@ def _track(
                 for part in parts
             ),
             notices=tuple(f"{part.column.title}: {part.notice}" for part in parts if part.notice),
-            overall=track.overall,
+            overall=overall,
             ranking_column=ranking.title if ranking else None,
             rows=tuple(rows[i] for i in order),
         ),
@@ -218,12 +229,16 @@ def _track(
 
 
 LATENCY = "latency.retrieve.p50"
-"""The run summary's value a row's latency column shows."""
+"""The run summary's value a row's Latency column shows (memrank's clock, ms)."""
+TOKENS = "usage.tokens"
+"""The run summary's value a row's Tokens column shows (``memrank.answer.usage``)."""
+COST = "usage.cost-usd"
+"""The run summary's value a row's Cost column shows (``memrank.answer.usage``)."""
 
 
-def _latency(run: VerifiedRun) -> float | None:
-    """The run's signed median retrieve latency in ms, or None when it records none."""
-    found = [v.value for v in run.predicate.summary if v.measure == LATENCY]
+def _summary(run: VerifiedRun, name: str) -> float | None:
+    """The run's signed whole-run value ``name``, or None when it records none."""
+    found = [v.value for v in run.predicate.summary if v.measure == name]
     return found[0] if len(found) == 1 else None
 
 
@@ -256,47 +271,6 @@ def _place(
             )
         row[column.evaluation] = run
     return shown, notes
-
-
-def _cells_of_overall(
-    track: TrackConfig, columns: Sequence[Sequence[Cell | None]], rows: int
-) -> list[Cell | None]:
-    """The combining column, as board.toml says (``how = "mean"``); it has no single run."""
-    if track.overall is None:
-        return [None] * rows
-    values = [_overall(track, [column[i] for column in columns]) for i in range(rows)]
-    largest = max((abs(v.value) for v in values if v.value is not None), default=0.0)
-    return [
-        Cell(
-            value=value,
-            bar=abs(value.value) / largest if value.value is not None and largest else 0.0,
-            run=None,
-        )
-        for value in values
-    ]
-
-
-def _overall(track: TrackConfig, cells: list[Cell | None]) -> Value:
-    assert track.overall is not None
-    parts = []
-    for column, cell in zip(track.columns, cells, strict=True):
-        if cell is None or cell.value.value is None:
-            missing = "no accepted run" if cell is None else "no decided value"
-            return Value(
-                measure=track.overall.measure,
-                decider=Decider.RULE,
-                value=None,
-                why=f"{missing} on {column.title}, so there is nothing to combine",
-            )
-        parts.append((column.title, cell.value.value))
-    return Value(
-        measure=track.overall.measure,
-        decider=Decider.RULE,
-        value=sum(value for _, value in parts) / len(parts),
-        why="mean of "
-        + ", ".join(f"{title} {value:.3f}" for title, value in parts)
-        + " (board.toml: how = mean)",
-    )
 
 
 def _order(

@@ -15,8 +15,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
-from memrank.board.model import Board, Change, Identity, RootVersion, Words
+from memrank.board.model import Board, Identity
 from memrank.board.pages import run_link
+from memrank.board.record import Change, RootVersion, Words
 from memrank.board.text import visible
 
 __all__ = ["FEED_ENTRIES", "changes", "feed"]

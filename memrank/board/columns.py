@@ -21,6 +21,7 @@ from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
 from memrank.board.config import Column
 from memrank.board.memo import Memo
 from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink
+from memrank.board.notes import budget_note
 from memrank.board.reading import ColumnReading, read_column
 
 __all__ = ["ColumnPart", "column_part", "evaluation_of"]
@@ -206,5 +207,6 @@ def _cells(reading: ColumnReading, rows: int) -> list[Cell | None]:
     for position, run, headline, rank in zip(
         reading.positions, reading.runs, reading.headlines, reading.ranks, strict=True
     ):
-        cells[position] = cell_of(headline, largest, urls.run(run.artifact_id), rank)
+        note = budget_note(reading.column.measure, headline.value.value, run.predicate.summary)
+        cells[position] = cell_of(headline, largest, urls.run(run.artifact_id), rank, note)
     return cells

@@ -57,7 +57,9 @@ class Shown:
     """The digest of the column reading it comes from (``ColumnPart.key``)."""
 
 
-def cell_of(headline: Headline, largest: float, run: str | None, rank: Rank | None) -> Cell:
+def cell_of(
+    headline: Headline, largest: float, run: str | None, rank: Rank | None, note: str = ""
+) -> Cell:
     value = headline.value
     return Cell(
         value=value,
@@ -65,6 +67,7 @@ def cell_of(headline: Headline, largest: float, run: str | None, rank: Rank | No
         bar=abs(value.value) / largest if value.value is not None and largest else 0.0,
         run=run,
         rank=rank,
+        note=note,
     )
 
 
@@ -106,6 +109,8 @@ def evaluation_page(
         clusters=reading.clusters,
         forest_path=urls.evaluation_file(track, column.evaluation, "forest.svg"),
         matrix_path=urls.evaluation_file(track, column.evaluation, "matrix.svg"),
+        forest_narrow_path=urls.evaluation_file(track, column.evaluation, "forest-narrow.svg"),
+        matrix_narrow_path=urls.evaluation_file(track, column.evaluation, "matrix-narrow.svg"),
         data_path=urls.evaluation_file(track, column.evaluation, "compare.json"),
         differences=tuple(tuple(float(reading.differences[a, b]) for b in keep) for a in keep),
         p_values=tuple(tuple(_p(reading.p_values[a, b]) for b in keep) for a in keep),

@@ -1,8 +1,9 @@
 """artifacts/board.toml: which tracks the board shows, and which evaluations are their columns.
 
 The file decides what is shown and how it is read (each column's headline measure and whether
-higher or lower is better); the artifacts decide what the numbers are. An overall column exists
-only where the file names the measure that combines the columns and how it combines them.
+higher or lower is better); the artifacts decide what the numbers are. A track's ranking
+columns are every column but those the file marks ``ranking = false`` (kept for reference, like
+the demo); a track with two or more of them gets an Overall column (docs/methodology.md).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import tomllib
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -18,7 +19,7 @@ from memrank.answer.names import judged_name, model_label
 from memrank.board import urls
 from memrank.errors import BoardConfigError
 
-__all__ = ["BoardConfig", "Column", "Direction", "Overall", "SiteConfig", "TrackConfig", "load"]
+__all__ = ["BoardConfig", "Column", "Direction", "SiteConfig", "TrackConfig", "load"]
 
 _STRICT = ConfigDict(frozen=True, extra="forbid")
 
@@ -47,6 +48,9 @@ class Column(BaseModel):
     categories: dict[str, str] = {}
     """Labels for the evaluation's task categories, by the category as runs record it
     (LoCoMo's ``"1"`` ... ``"5"``); a category without one is shown by its name alone."""
+    ranking: bool = True
+    """Whether the column is one of the track's ranking columns, which the Overall column
+    combines and ``rank_by`` may name; ``false`` shows it for reference only."""
 
     @property
     def key(self) -> str:
@@ -71,19 +75,6 @@ class Column(BaseModel):
         return self
 
 
-class Overall(BaseModel):
-    """The combining column: present only when board.toml names its measure and how."""
-
-    model_config = _STRICT
-    title: str = "Overall"
-    """The column heading."""
-    measure: str = Field(min_length=1)
-    """The name the combined number is shown under."""
-    how: Literal["mean"]
-    """How the columns' headlines combine: ``mean`` is their unweighted mean, and a row
-    missing any column has no overall."""
-
-
 class TrackConfig(BaseModel):
     """One track: its words, its columns, and what ranks its rows."""
 
@@ -91,9 +82,20 @@ class TrackConfig(BaseModel):
     title: str = Field(min_length=1)
     description: str = Field(min_length=1)
     columns: tuple[Column, ...] = ()
-    overall: Overall | None = None
     rank_by: str | None = None
-    """The evaluation whose paired tests rank the rows; the first column when left out."""
+    """The evaluation whose paired tests rank the rows; the first ranking column when left
+    out."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _overall_is_not_configured(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "overall" in data:
+            raise ValueError(
+                "overall is no longer configured: a track with two or more ranking columns "
+                "gets an Overall column, their mean win rate (docs/methodology.md); remove "
+                "the [overall] table"
+            )
+        return data
 
     @model_validator(mode="after")
     def _columns_fit_together(self) -> TrackConfig:
@@ -101,25 +103,26 @@ class TrackConfig(BaseModel):
         for name in evaluations:
             if evaluations.count(name) > 1:
                 raise ValueError(f"evaluation {name!r} is a column twice; give it once")
-        if self.rank_by is not None and self.rank_by not in evaluations:
+        ranking = [column.evaluation for column in self.ranking_columns]
+        if self.rank_by is not None and self.rank_by not in ranking:
             raise ValueError(
-                f"rank_by names {self.rank_by!r}, which is not a column; use one of {evaluations}"
+                f"rank_by names {self.rank_by!r}, which is not a ranking column; use one of "
+                f"{ranking}"
             )
-        if self.overall is not None:
-            if not self.columns:
-                raise ValueError("an overall column needs columns to combine; add columns")
-            if len({column.direction for column in self.columns}) > 1:
-                raise ValueError(
-                    "the columns do not share a direction, so their mean means nothing; "
-                    "remove overall or make every column higher (or lower) is better"
-                )
         return self
 
     @property
+    def ranking_columns(self) -> tuple[Column, ...]:
+        """The columns that rank (every one not marked ``ranking = false``), in order."""
+        return tuple(column for column in self.columns if column.ranking)
+
+    @property
     def ranking_column(self) -> Column | None:
-        """The column whose paired tests give each row its rank."""
-        wanted = self.rank_by or (self.columns[0].evaluation if self.columns else None)
-        return next((c for c in self.columns if c.evaluation == wanted), None)
+        """The column whose paired tests give each row its rank: ``rank_by``, else the first
+        ranking column."""
+        ranking = self.ranking_columns
+        wanted = self.rank_by or (ranking[0].evaluation if ranking else None)
+        return next((c for c in ranking if c.evaluation == wanted), None)
 
 
 class SiteConfig(BaseModel):

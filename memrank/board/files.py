@@ -58,6 +58,8 @@ def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
             {
                 page.forest_path: forest(page),
                 page.matrix_path: matrix(page),
+                page.forest_narrow_path: forest(page, narrow=True),
+                page.matrix_narrow_path: matrix(page, narrow=True),
                 page.data_path: _json(_compare_json(page), indent=False),
                 **{
                     _pairs_path(page, k): _json(_pairs_json(page, k), indent=False)
@@ -133,7 +135,7 @@ def _track_json(track: Track) -> dict[str, Any]:
         "track": track.name,
         "title": track.title,
         "columns": [column.model_dump(mode="json") for column in track.columns],
-        "overall": track.overall.model_dump(mode="json") if track.overall else None,
+        "overall": track.overall.model_dump(mode="json"),
         "ranked_by": track.ranking_column,
         "rows": [
             {
@@ -143,6 +145,7 @@ def _track_json(track: Track) -> dict[str, Any]:
                 "version": row.version,
                 "division": row.division.value,
                 "evidence": row.evidence.value,
+                "control": row.control,
                 "published": row.published.strftime(_TIME),
                 "cells": {
                     column.evaluation: _cell_json(cell)
@@ -150,6 +153,8 @@ def _track_json(track: Track) -> dict[str, Any]:
                 },
                 "overall": _cell_json(row.overall),
                 "latency_retrieve_p50_ms": row.latency_ms,
+                "usage_tokens": row.tokens,
+                "usage_cost_usd": row.cost_usd,
             }
             for row in track.rows
         ],
@@ -216,14 +221,15 @@ def _track_csv(track: Track) -> bytes:
         "version",
         "division",
         "evidence",
+        "control",
         "published",
     ]
     parts = ["", "decider", "count", "total", "low", "high", "why", "run"]
     for column in track.columns:
         header += [f"{column.evaluation} {column.measure} {part}".strip() for part in parts]
-    if track.overall is not None:
-        header += [track.overall.measure, f"{track.overall.measure} why"]
-    header.append("latency.retrieve.p50 ms")
+    if track.overall.shown:
+        header += [f"overall {track.overall.measure}", "overall why"]
+    header += ["latency.retrieve.p50 ms", "usage.tokens", "usage.cost-usd"]
     writer.writerow([_text(name) for name in header])
     for row in track.rows:
         line = [
@@ -234,13 +240,14 @@ def _track_csv(track: Track) -> bytes:
             _text(row.version),
             row.division.value,
             row.evidence.value,
+            "yes" if row.control else "no",
             row.published.strftime(_TIME),
         ]
         for cell in row.cells:
             line += _cell_csv(cell)
-        if track.overall is not None:
+        if track.overall.shown:
             line += [_number(row.overall), _text(row.overall.value.why if row.overall else "")]
-        line.append("" if row.latency_ms is None else repr(row.latency_ms))
+        line += [_float(row.latency_ms), _float(row.tokens), _float(row.cost_usd)]
         writer.writerow(line)
     return out.getvalue().encode("utf-8")
 
@@ -260,6 +267,11 @@ def _cell_csv(cell: Cell | None) -> list[str]:
         _text(value.why),
         cell.run or "",
     ]
+
+
+def _float(number: float | None) -> str:
+    """A whole-run number, full precision; empty where the run records none."""
+    return "" if number is None else repr(number)
 
 
 def _number(cell: Cell | None) -> str:

@@ -50,6 +50,9 @@ class Identity(BaseModel):
     leaves_out: str = Field(default="", max_length=300)
     """A third-party system: what that configuration leaves out of the product's default path
     (LLM fact extraction, a cross-encoder reranker, ...)."""
+    control: bool = False
+    """A control arm, not a system: one of memrank's reference arms (recalling nothing, at
+    random, the most recent words, everything), run and ranked like a system and shown apart."""
 
 
 def plain_https(address: str) -> bool:

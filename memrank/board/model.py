@@ -12,10 +12,11 @@ from pydantic import BaseModel, ConfigDict
 
 from memrank._types import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
-from memrank.board.config import Column, Overall
+from memrank.board.cells import Cell, Interval, Overall, Rank
+from memrank.board.config import Column
 from memrank.board.field import FieldPage
 from memrank.board.identity import Identity
-from memrank.measure import Value
+from memrank.board.record import Change, RootVersion
 from memrank.provenance import Evidence
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "EvaluationPage",
     "Identity",
     "Interval",
+    "Overall",
     "Rank",
     "Row",
     "RunLink",
@@ -35,7 +37,6 @@ __all__ = [
     "RunPage",
     "Track",
     "Undecided",
-    "Words",
 ]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -59,54 +60,8 @@ class RunLink(BaseModel):
     issued_at: UTCDateTime
     note: str = ""
     """Why the run is listed where it is, when that needs saying."""
-
-
-class Interval(BaseModel):
-    """A 95% interval of a mean, clustered: tasks of one group move together."""
-
-    model_config = _FROZEN
-    low: float
-    high: float
-    method: str
-    """How it was computed, in words."""
-    clusters: int
-    """How many independent clusters it rests on."""
-
-
-class Rank(BaseModel):
-    """A tie-aware rank: ``best`` counts the rows significantly better, ``worst`` the rows
-    significantly worse from the bottom. Equal when the tests place the row exactly."""
-
-    model_config = _FROZEN
-    best: int
-    worst: int
-    of: int
-    """How many rows were ranked together."""
-
-    @property
-    def shared(self) -> bool:
-        """Whether other rows could hold the same place: the tests do not separate them."""
-        return self.best != self.worst
-
-    @property
-    def label(self) -> str:
-        return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
-
-
-class Cell(BaseModel):
-    """One column's headline for one row: the number, who decided it, and how."""
-
-    model_config = _FROZEN
-    value: Value
-    """The headline value, with its measure, decider and why."""
-    interval: Interval | None = None
-    """Its 95% interval; None for a whole-run number or one with fewer than two clusters."""
-    bar: float
-    """The value's share of the column's largest magnitude, 0 to 1: the score bar's length."""
-    run: str | None
-    """The run page the value comes from; None for an overall, which combines several."""
-    rank: Rank | None = None
-    """The row's rank on this column's paired tests."""
+    control: bool = False
+    """The run is of a control arm (systems.toml's ``control``), not of a system."""
 
 
 class Row(BaseModel):
@@ -131,14 +86,23 @@ class Row(BaseModel):
     cells: tuple[Cell | None, ...]
     """One per column, in column order; None where the system has no accepted run."""
     overall: Cell | None
-    """Present when the track has an overall column; its value is None, with the reason, when
-    a column it combines has no value for this row."""
+    """Present when the track has an Overall column (``Track.overall``); its value is None,
+    with the reason, when the row has no value on a ranking column (it is not ranked overall)."""
+    control: bool = False
+    """A control arm (systems.toml's ``control``): memrank's reference arms, such as the floor
+    that recalls nothing, shown apart from the systems."""
     published: UTCDateTime
     """When the newest run shown in the row was attested."""
     latency_ms: float | None = None
     """The median retrieve latency (``latency.retrieve.p50``, ms) of the row's run on the
     ranking column (else its first run), as measured on the publisher's machine; None when the
     run records none."""
+    tokens: float | None = None
+    """The tokens in and out of that run's answer-model and judge calls (``usage.tokens``);
+    None when it called no model."""
+    cost_usd: float | None = None
+    """What those calls cost at the models' listed prices, in US dollars (``usage.cost-usd``);
+    None when it called no model or a price is not listed."""
 
 
 class Track(BaseModel):
@@ -156,7 +120,8 @@ class Track(BaseModel):
     """Per column, the path of its evaluation page (None when no run has a column of tasks)."""
     notices: tuple[str, ...]
     """Columns that cannot separate much, each said once."""
-    overall: Overall | None
+    overall: Overall
+    """The track's Overall column over its ranking columns, or why it has none."""
     ranking_column: str | None
     """The title of the column the rank comes from."""
     rows: tuple[Row, ...]
@@ -167,6 +132,22 @@ class Track(BaseModel):
         """The position of the ranking column among ``columns`` (None when nothing ranks)."""
         titles = [column.title for column in self.columns]
         return titles.index(self.ranking_column) if self.ranking_column in titles else None
+
+    @property
+    def systems(self) -> tuple[Row, ...]:
+        """The rows that are not control arms, best rank first."""
+        return tuple(row for row in self.rows if not row.control)
+
+    @property
+    def controls(self) -> tuple[Row, ...]:
+        """The control arms' rows, shown apart from the systems, best rank first."""
+        return tuple(row for row in self.rows if row.control)
+
+    @property
+    def usage(self) -> bool:
+        """Whether any row's run called an answer model or a judge (tokens or cost recorded):
+        only then does the table show those columns."""
+        return any(row.tokens is not None or row.cost_usd is not None for row in self.rows)
 
 
 class Undecided(BaseModel):
@@ -230,6 +211,9 @@ class RunPage(BaseModel):
     column: str | None
     """The title of the column it is shown in; None when no table shows it."""
     categories: tuple[CategoryRow, ...]
+    questions: tuple[tuple[str, str, int], ...] = ()
+    """The dataset bundle's questions per category, in natural order (sessions-2 before
+    sessions-10): the category, its label where the column gives one, and the count."""
     undecided: tuple[Undecided, ...]
     envelope_path: str
     result_sha256: str
@@ -283,6 +267,10 @@ class EvaluationPage(BaseModel):
     clusters: int
     forest_path: str
     matrix_path: str
+    forest_narrow_path: str
+    """The forest plot drawn for a phone (``svg.NARROW`` pixels wide)."""
+    matrix_narrow_path: str
+    """The significance matrix drawn for a phone."""
     data_path: str
     """The small JSON the compare-two picker reads: names, means, differences, p values."""
     differences: tuple[tuple[float, ...], ...]
@@ -290,49 +278,6 @@ class EvaluationPage(BaseModel):
     p_values: tuple[tuple[float | None, ...], ...]
     """[i][j]: the two-sided p of the paired clustered test of rows i and j; None on the
     diagonal and where no test is possible."""
-
-
-class Change(BaseModel):
-    """One line of the board's history."""
-
-    model_config = _FROZEN
-    at: UTCDateTime
-    what: str
-    """``added`` or ``corrected``."""
-    text: str
-    path: str | None
-
-
-class Words(BaseModel):
-    """Part of a line: memrank's own words, or text copied from a signed artifact."""
-
-    model_config = _FROZEN
-    text: str
-    signed: bool = False
-    """Copied from the artifact (a key id, a track or evaluation name): shown made visible and
-    isolated, so it cannot steer the words around it."""
-
-
-class RootVersion(BaseModel):
-    """One version of the trust root, as the verified chain says, and what it changed."""
-
-    model_config = _FROZEN
-    version: int
-    dated: UTCDateTime
-    """The newest key date the chain signs up to this version: the ``valid_from`` of a key it
-    adds or the ``valid_until`` of a key it retires. A root carries no date of issue."""
-    dated_by: int
-    """The version that signs the key date ``dated``: this one, or an earlier one when this
-    version adds or retires no key (or only earlier-dated ones)."""
-    expires: UTCDateTime
-    edits: tuple[tuple[Words, ...], ...]
-    """One line per change from the version before (for the first version walked: everything
-    it holds)."""
-
-    @property
-    def anchor(self) -> str:
-        """The fragment naming this version on the changelog page."""
-        return f"root-{self.version}"
 
 
 class DocPage(BaseModel):

@@ -19,6 +19,7 @@ from memrank.board.model import (
     SystemHistory,
     Undecided,
 )
+from memrank.board.text import category_order
 
 if TYPE_CHECKING:
     from memrank.board.compare import Shown
@@ -62,6 +63,7 @@ def run_page(
         headline=shown.cell if shown else None,
         column=shown.column if shown else None,
         categories=shown.categories if shown else (),
+        questions=_questions(run, shown),
         # a shown run's comes with its column (kept in the memo with it), so that the run
         # pages of an unchanged column never parse their scores files
         undecided=shown.undecided if shown else undecided_of(run),
@@ -110,6 +112,17 @@ def histories(runs: Sequence[RunPage], links: Sequence[RunLink]) -> tuple[System
     )
 
 
+def _questions(run: VerifiedRun, shown: Shown | None) -> tuple[tuple[str, str, int], ...]:
+    """The dataset bundle's question counts in natural order, each with the label the
+    column it is shown in gives its category."""
+    labels = {row.category: row.label for row in shown.categories} if shown else {}
+    counts = run.predicate.dataset_bundle.question_counts
+    return tuple(
+        (category, labels.get(category, ""), counts[category])
+        for category in sorted(counts, key=category_order)
+    )
+
+
 def _store_url(results_store: str | None, sha256: str) -> str | None:
     """The result file's address in the results store, when the store is on the web; a
     local store directory has no address a reader could follow."""
@@ -140,6 +153,7 @@ def run_link(run: VerifiedRun, identities: Mapping[str, Identity], *, note: str 
         evaluation=p.evaluation.name,
         issued_at=p.issued_at,
         note=note,
+        control=identity.control if identity else False,
     )
 
 

@@ -10,8 +10,8 @@ cost grows with the rows' task columns, not with a page per pair.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +20,7 @@ from memrank.artifacts import Scores, VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
+from memrank.board.text import category_order
 from memrank.measure import Decider, Value
 from memrank.measures.kinds import declared_binary, declared_range
 from memrank.stats import (
@@ -101,7 +102,15 @@ def read_column(
     decided = [row for row in carried if not np.all(np.isnan(matrix[row]))]
     deciders = {row: Decider(scores[row].measures[column.measure].decider) for row in carried}
     everything = np.ones(len(task_ids), dtype=bool)
-    whole = _means(column.measure, deciders, matrix, clusters, everything)
+
+    def undecided(row: int, mask: np.ndarray) -> str:
+        """Why none of the row's tasks in ``mask`` has a value: the reasons its scores give."""
+        score = scores[row]
+        wanted = {task_ids[i] for i in np.flatnonzero(mask)}
+        found = score.measures[column.measure].why.items()
+        return _reasons(Counter(why for i, why in found if score.task_ids[i] in wanted))
+
+    whole = _means(column.measure, deciders, matrix, clusters, everything, undecided)
     headlines = tuple(
         whole[row] if row in whole else _uncarried(column, run) for row, run in enumerate(runs)
     )
@@ -115,10 +124,13 @@ def read_column(
     ranks: list[Rank | None] = [None] * len(runs)
     for row, placed_at in zip(decided, ranges, strict=True):
         ranks[row] = _rank(placed_at, len(decided))
-    labels = tuple((c, column.categories.get(c, "")) for c in sorted(set(categories), key=_order))
+    labels = tuple(
+        (c, column.categories.get(c, "")) for c in sorted(set(categories), key=category_order)
+    )
     named = np.asarray(categories)
     per_category = [
-        _means(column.measure, deciders, matrix, clusters, named == name) for name, _ in labels
+        _means(column.measure, deciders, matrix, clusters, named == name, undecided)
+        for name, _ in labels
     ]
     by_category = tuple(tuple(found.get(row) for found in per_category) for row in range(len(runs)))
     n_clusters = len(np.unique(clusters)) if len(clusters) else 0
@@ -158,16 +170,6 @@ def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
     return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids]
 
 
-def _order(category: str) -> tuple[tuple[int, str], ...]:
-    """Categories in natural order: LoCoMo's 1 to 5, and MemoryCode's sessions-1, sessions-2
-    ... sessions-100 (numbers inside a name compared as numbers, not as text)."""
-    return tuple(
-        (int(part), "") if part.isdigit() else (-1, part)
-        for part in re.split(r"(\d+)", category)
-        if part
-    )
-
-
 def _uncarried(column: Column, run: VerifiedRun) -> Headline:
     """A run whose scores carry no column of the measure: its signed summary value, if any."""
     whole = [v for v in run.predicate.summary if v.measure == column.measure]
@@ -190,9 +192,11 @@ def _means(
     matrix: np.ndarray,
     clusters: np.ndarray,
     mask: np.ndarray,
+    undecided: Callable[[int, np.ndarray], str],
 ) -> dict[int, Headline]:
     """Per row of ``deciders``, its mean over the decided tasks in ``mask``, with counts for a
-    share and its interval: every row at once."""
+    share and its interval: every row at once. A row that decided none of them says why
+    (``undecided``)."""
     rows = list(deciders)
     picked = matrix[np.ix_(np.asarray(rows, dtype=np.intp), np.flatnonzero(mask))]
     valid = ~np.isnan(picked)
@@ -206,6 +210,7 @@ def _means(
         n = int(decided[at])
         if not n:
             why = f"none of its {picked.shape[1]} task values could be decided"
+            why += undecided(row, mask)
             found[row] = Headline(
                 Value(measure=measure, decider=deciders[row], value=None, why=why), None
             )
@@ -224,6 +229,16 @@ def _means(
         )
         found[row] = Headline(value, _interval(intervals[at]), n)
     return found
+
+
+def _reasons(reasons: Counter[str]) -> str:
+    """The commonest reason a run's scores give for tasks left undecided, as the end of a
+    sentence; empty when they give none."""
+    if not reasons:
+        return ""
+    (why, _), *others = reasons.most_common()
+    rest = sum(count for _, count in others)
+    return f": {why}" + (f" ({rest} more for other reasons)" if rest else "")
 
 
 def _interval(found: MeanInterval) -> Interval | None:

@@ -187,6 +187,19 @@ def _milliseconds(value: float | None) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
+def _count(value: float | None) -> str:
+    """A count as a whole number with thousands separated, or "none" when not recorded."""
+    return "none" if value is None else f"{value:,.0f}"
+
+
+def _dollars(value: float | None) -> str:
+    """US dollars to the cent (a fraction of a cent to four decimals), or "none" when the
+    cost is not known (never $0 for a price nobody listed)."""
+    if value is None:
+        return "none"
+    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+
+
 def _p(value: float | None) -> str:
     """A p value as a reader takes it: "< 0.001" below a thousandth, never a printed 0."""
     if value is None:
@@ -225,6 +238,8 @@ FILTERS: dict[str, Callable[..., str]] = {
     "signed": _signed,
     "p": _p,
     "milliseconds": _milliseconds,
+    "count": _count,
+    "dollars": _dollars,
     "brief": _brief,
     "day": _day,
     "moment": _moment,

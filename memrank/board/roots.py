@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memrank.artifacts import DatasetBaseline, KeyStatus, Root, TrackPolicy, TrustedKey
-from memrank.board.model import RootVersion, Words
+from memrank.board.record import RootVersion, Words
 
 __all__ = ["root_history"]
 

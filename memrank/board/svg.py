@@ -17,7 +17,7 @@ from memrank.board.text import plain, short
 from memrank.measures.kinds import declared_range
 from memrank.stats import LEVEL, Bounds
 
-__all__ = ["forest", "matrix"]
+__all__ = ["NARROW", "forest", "matrix"]
 
 _STYLE = """<style>
 .fg { fill: #1b1f24; } .muted { fill: #57606a; } .grid { stroke: #d0d7de; }
@@ -41,13 +41,21 @@ _HATCHED = (
 lightness and read alike to a reader who does not tell them apart (WCAG 1.4.1, use of colour)."""
 _LABEL = 44
 """Characters of a name a plot shows."""
+NARROW = 336
+"""The width of a plot drawn for a phone: a 390-pixel screen less the page's margins and the
+plot's frame, so it opens showing its data."""
+_NARROW_LABEL = 36
+"""Characters of a name a phone's plot shows (on a line of its own, with the rank before it)."""
 _CHAR = 7.0
 """A generous mean advance of a 12 px system-ui character: the margin a label needs, so that no
 label is cut off at the plot's left edge."""
 
 
-def _name(text: str) -> str:
-    """A name as a plot shows it: cut, made visible and isolated; not yet escaped."""
+def _name(text: str, narrow: bool = False) -> str:
+    """A name as a plot shows it: cut, made visible and isolated; not yet escaped. A phone's
+    plot cuts it with "…" alone (the table below the plot has the name whole)."""
+    if narrow:
+        return plain(text if len(text) <= _NARROW_LABEL else text[: _NARROW_LABEL - 1] + "…")
     return plain(short(text, _LABEL))
 
 
@@ -66,15 +74,22 @@ def _open(width: float, height: float, title: str, description: str) -> list[str
     ]
 
 
-def forest(page: EvaluationPage) -> bytes:
-    """Each ranked system's mean as a dot on its 95% interval, best first."""
+def forest(page: EvaluationPage, *, narrow: bool = False) -> bytes:
+    """Each ranked system's mean as a dot on its 95% interval, best first. ``narrow`` draws it
+    for a phone: each system's name on a line of its own above its interval, so the plot is
+    ``NARROW`` pixels wide and opens on the data, not on a column of names."""
     labels = [
-        f"{cell.rank.label if cell.rank else ''} {_name(link.display)}"
+        f"{cell.rank.label if cell.rank else ''} {_name(link.display, narrow)}"
         for link, cell in zip(page.rows, page.cells, strict=True)
     ]
-    row, plot, top = 18, 400, 28
-    left = max([120.0, *map(_width, labels)])
-    width, height = left + plot + 20, top + row * len(page.rows) + 30
+    if narrow:
+        row, plot, top, left = 34, NARROW - 32, 20, 16.0
+        width = float(NARROW)
+    else:
+        row, plot, top = 18, 400, 28
+        left = max([120.0, *map(_width, labels)])
+        width = left + plot + 20
+    height = top + row * len(page.rows) + 30
     lows = [c.interval.low if c.interval else c.value.value or 0.0 for c in page.cells]
     highs = [c.interval.high if c.interval else c.value.value or 0.0 for c in page.cells]
     ticks = _ticks(
@@ -104,11 +119,17 @@ def forest(page: EvaluationPage) -> bytes:
             f"{value:.{decimals}f}</text>"
         )
     for i, (label, cell) in enumerate(zip(labels, page.cells, strict=True)):
-        y = top + row * i + row / 2
-        lines.append(
-            f'<text class="fg" x="{left - 8:.1f}" y="{y + 4:.1f}" text-anchor="end">'
-            f"{escape(label)}</text>"
-        )
+        if narrow:
+            y: float = top + row * i + 24
+            lines.append(
+                f'<text class="fg" x="{left - 8:.1f}" y="{y - 12:.1f}">{escape(label)}</text>'
+            )
+        else:
+            y = top + row * i + row / 2
+            lines.append(
+                f'<text class="fg" x="{left - 8:.1f}" y="{y + 4:.1f}" text-anchor="end">'
+                f"{escape(label)}</text>"
+            )
         if cell.interval:
             lines.append(
                 f'<line class="line" x1="{x(cell.interval.low):.1f}" '
@@ -143,17 +164,27 @@ def _decimals(ticks: list[float]) -> int:
     return max(0, -math.floor(math.log10(step) + 1e-9))
 
 
-def matrix(page: EvaluationPage) -> bytes:
+def matrix(page: EvaluationPage, *, narrow: bool = False) -> bytes:
     """Row against column: green where the row is significantly better, striped red where
-    worse, grey where the paired test cannot tell them apart."""
+    worse, grey where the paired test cannot tell them apart. ``narrow`` fits it in
+    ``NARROW`` pixels for a phone, rows and columns numbered as the page's table lists them."""
     n = len(page.rows)
-    cell = max(3.0, min(16.0, 640.0 / max(n, 1)))
-    labelled = cell >= 10
-    labels = [f"{i + 1}. {_name(link.display)}" for i, link in enumerate(page.rows)]
-    left = max([40.0, *map(_width, labels)]) if labelled else 40.0
     top = 20
-    caption = f"Rows and columns: systems 1 to {n} in rank order, as listed on the page."
-    width, height = max(left + cell * n + 20, _width(caption)), top + cell * n + 40
+    if narrow:
+        left = 8 + _CHAR * len(str(n)) + 8
+        cell = max(1.0, min(16.0, (NARROW - left - 8) / max(n, 1)))
+        labelled = cell >= 10
+        labels = [str(i + 1) for i in range(n)]
+        caption = f"Systems 1 to {n}, in rank order."
+        width = float(NARROW)
+    else:
+        cell = max(3.0, min(16.0, 640.0 / max(n, 1)))
+        labelled = cell >= 10
+        labels = [f"{i + 1}. {_name(link.display)}" for i, link in enumerate(page.rows)]
+        left = max([40.0, *map(_width, labels)]) if labelled else 40.0
+        caption = f"Rows and columns: systems 1 to {n} in rank order, as listed on the page."
+        width = max(left + cell * n + 20, _width(caption))
+    height = top + cell * n + 40
     higher = page.column.direction is Direction.HIGHER
     paths: dict[str, list[str]] = {"better": [], "worse": [], "tie": [], "self": []}
     for i in range(n):

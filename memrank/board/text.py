@@ -10,11 +10,13 @@ element can go, as in a page title), so even a right-to-left name keeps to its o
 
 from __future__ import annotations
 
+import re
+
 from markupsafe import Markup, escape
 
 from memrank._invisible import invisible, nothing_invisible
 
-__all__ = ["ISOLATED_LIMIT", "isolated", "plain", "short", "visible"]
+__all__ = ["ISOLATED_LIMIT", "category_order", "isolated", "plain", "short", "visible"]
 
 ISOLATED_LIMIT = 160
 """Characters a table or list shows of one name before ``short`` cuts it."""
@@ -52,3 +54,13 @@ def plain(text: object) -> str:
     """Artifact text where no element can go (a page title, an attribute): visible, and
     isolated by U+2068 ... U+2069 so it cannot steer the words around it. Escaped later."""
     return f"{_FIRST_STRONG_ISOLATE}{visible(str(text))}{_POP_ISOLATE}"
+
+
+def category_order(category: str) -> tuple[tuple[int, str], ...]:
+    """Categories in natural order: LoCoMo's 1 to 5, and MemoryCode's sessions-1, sessions-2
+    ... sessions-100 (numbers inside a name compared as numbers, not as text)."""
+    return tuple(
+        (int(part), "") if part.isdigit() else (-1, part)
+        for part in re.split(r"(\d+)", category)
+        if part
+    )

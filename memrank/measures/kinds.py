@@ -7,7 +7,7 @@ stand in, so ``word-match`` and ``evidence-hit@10`` stay binary when such a resu
 
 Ranges are declared here, per value name's stem (the name before ``@``, and without a
 ``.mean`` or ``.mean.category-<c>`` ending, since a mean lies where its values do): every share
-and recall in [0, 1], counts of words and durations from 0 up. An interval drawn for a mean
+and recall in [0, 1], counts of words and tokens, durations and costs from 0 up. An interval drawn for a mean
 never leaves its range (memrank.stats.bounded); a name not declared here has no range.
 """
 
@@ -43,6 +43,7 @@ _RANGES: dict[str, Bounds] = {
     ),
     "recalled-words": FROM_ZERO,
     "latency": FROM_ZERO,
+    "usage": FROM_ZERO,
 }
 
 

@@ -19,7 +19,7 @@ from memrank.stats.clustered import (
 )
 from memrank.stats.kernels import EXACT_MAX_CLUSTERS
 from memrank.stats.mcnemar import mcnemar_exact
-from memrank.stats.ranks import RankRange, tie_aware_ranks
+from memrank.stats.ranks import RankRange, tie_aware_ranks, wins
 
 __all__ = [
     "EXACT_MAX_CLUSTERS",
@@ -36,4 +36,5 @@ __all__ = [
     "paired_reading",
     "pairwise_p_values",
     "tie_aware_ranks",
+    "wins",
 ]

@@ -1,4 +1,4 @@
-"""Tie-aware ranks from a matrix of pairwise p values."""
+"""Tie-aware ranks and wins from a matrix of pairwise p values."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from memrank._types import FROZEN
 from memrank.stats.clustered import LEVEL
 
-__all__ = ["RankRange", "tie_aware_ranks"]
+__all__ = ["RankRange", "tie_aware_ranks", "wins"]
 
 
 class RankRange(BaseModel):
@@ -39,6 +39,31 @@ def tie_aware_ranks(
     (no test possible, or no mean) separates nothing. Each pair is tested at 5% on its own,
     with no multiplicity correction: see docs/methodology.md for what a rank then guarantees.
     """
+    better, worse = _separated(means, p_values, higher_is_better)
+    above, below = better.sum(axis=1), worse.sum(axis=1)
+    return [
+        RankRange(best=1 + int(up), worst=len(above) - int(down))
+        for up, down in zip(above, below, strict=True)
+    ]
+
+
+def wins(
+    means: Sequence[float] | np.ndarray,
+    p_values: np.ndarray,
+    higher_is_better: bool = True,
+) -> np.ndarray:
+    """Per row, how many rows it beats: those significantly worse at the 5% level, by the
+    very test ``tie_aware_ranks`` reads (so a win is a step of some row's rank range). A tie
+    (p at or above 0.05, or no test possible) is not a win for either row."""
+    _, worse = _separated(means, p_values, higher_is_better)
+    counted: np.ndarray = worse.sum(axis=1)
+    return counted
+
+
+def _separated(
+    means: Sequence[float] | np.ndarray, p_values: np.ndarray, higher_is_better: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``better[i, j]``: row j is significantly better than row i; ``worse[i, j]``: worse."""
     m = np.asarray(means, dtype=float)
     p = np.asarray(p_values, dtype=float)
     if p.shape != (len(m), len(m)):
@@ -48,8 +73,4 @@ def tie_aware_ranks(
         separated = (p < LEVEL) & ~np.isnan(m)[:, None] & ~np.isnan(m)[None, :]
         better = separated & (sign * m[None, :] > sign * m[:, None])  # [i, j]: j above i
         worse = separated & (sign * m[None, :] < sign * m[:, None])
-    above, below = better.sum(axis=1), worse.sum(axis=1)
-    return [
-        RankRange(best=1 + int(up), worst=len(m) - int(down))
-        for up, down in zip(above, below, strict=True)
-    ]
+    return better, worse

@@ -13,8 +13,14 @@
 
   const FIELDS = ["division", "evidence", "evaluation", "q"];
   const headers = Array.from(table.tHead.rows[0].cells);
-  const body = table.tBodies[0];
-  const rows = Array.from(body.rows);
+  // The systems' rows, then the control arms' under their heading: each group sorts within
+  // itself, so the controls stay apart whatever the order.
+  const groups = Array.from(table.tBodies).map((body) => ({
+    body,
+    heading: body.querySelector("tr.group-heading"),
+    rows: Array.from(body.rows).filter((row) => !row.classList.contains("group-heading")),
+  }));
+  const rows = groups.flatMap((group) => group.rows);
   const original = new Map(rows.map((row, position) => [row, position]));
   const byRank = { column: 0, direction: "ascending" };
   let sorted = { ...byRank };
@@ -45,7 +51,12 @@
         header.removeAttribute("aria-sort");
       }
     });
-    rows.slice().sort(compare(column, direction)).forEach((row) => body.appendChild(row));
+    groups.forEach((group) =>
+      group.rows
+        .slice()
+        .sort(compare(column, direction))
+        .forEach((row) => group.body.appendChild(row)),
+    );
   }
 
   function filter() {
@@ -62,6 +73,11 @@
         (!query || row.cells[1].textContent.toLowerCase().includes(query));
       row.hidden = !visible;
       shown += visible ? 1 : 0;
+    });
+    groups.forEach((group) => {
+      if (group.heading) {
+        group.heading.hidden = group.rows.every((row) => row.hidden);
+      }
     });
     const noun = rows.length === 1 ? "system" : "systems";
     showing.textContent = `Showing ${shown} of ${rows.length} ${noun}`;

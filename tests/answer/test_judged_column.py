@@ -100,6 +100,10 @@ def test_a_board_shows_a_judged_locomo_column_from_signed_loopback_judged_runs(
         assert cell.value.value == pytest.approx(means[system])
     page = tree[track.path].decode() if track.path in tree else tree["index.html"].decode()
     assert title in page
+    # Beside latency, what the answer model and the judge used (no price listed for a
+    # loopback model: the cost is unknown, shown as none, never $0).
+    assert track.usage and all(row.tokens and row.cost_usd is None for row in track.rows)
+    assert 'data-key="tokens"' in page and 'data-key="cost"' in page
 
 
 def test_a_judged_column_title_must_name_protocol_answer_model_and_judge() -> None:

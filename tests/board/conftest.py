@@ -58,10 +58,6 @@ title = "Notes"
 measure = "word-match"
 direction = "higher"
 
-[tracks.textual.overall]
-measure = "mean-headline"
-how = "mean"
-
 [tracks.coding]
 title = "Coding memory"
 description = "Repository experience."
@@ -253,6 +249,13 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def standard(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sign_artifacts(tmp_path_factory.mktemp("standard") / "artifacts", standard_runs())
+
+
+@pytest.fixture(scope="session")
+def committed_board() -> tuple[Board, dict[str, bytes]]:
+    """The Board the committed artifacts build, with the working tree's theme, and its site."""
+    made = make(REPOSITORY / "artifacts", TEMPLATES, DOCS)
+    return made.board, made.tree
 
 
 @pytest.fixture(scope="session")

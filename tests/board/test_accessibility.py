@@ -36,6 +36,18 @@ RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 LONG_NAME = "Hybrid retrieval with MiniLM embeddings, BM25 and reciprocal rank fusion (k=60)"
 """Nearly as long as attestation allows a name to be (79 of 80 characters)."""
 WIDTHS = {"desktop": 1280, "phone": 390}
+CONTROL_ARMS = """
+[systems.NoContextAdapter]
+display_name = "No context (control)"
+description = "Recalls nothing: the no-memory floor."
+control = true
+
+[systems.RandomAdapter]
+display_name = "Random (control)"
+description = "Recalls k documents drawn at random."
+control = true
+"""
+"""Two control arms, listed apart from the systems under their own heading."""
 SCHEMES = ("light", "dark")
 
 
@@ -43,7 +55,7 @@ SCHEMES = ("light", "dark")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A board with both kinds of column: demo with three systems, notes with five in labelled
     categories (tie cues, the forest plot and matrix, a name nearly as long as attestation
-    allows), and an empty track."""
+    allows, control arms apart and an Overall column), and an empty track."""
     runs = [
         Signed(wheel_run(name, memrank.evaluation("demo")))
         for name in ("word-overlap", "no-context")
@@ -59,7 +71,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ]
     runs.append(Signed(named(runs[-1].result, LONG_NAME)))
     folder = tmp_path_factory.mktemp("accessible")
-    _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
+    artifacts = sign_artifacts(folder / "artifacts", runs, LABELLED_TOML)
+    (artifacts / "systems.toml").write_text(CONTROL_ARMS)
+    _, tree = built(artifacts)
     write(tree, folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
@@ -118,7 +132,7 @@ def checked_in_every_state(page: Page, site: str) -> Iterator[str]:
             reading.filter(has_text=re.compile(r"\S")).wait_for()
             yield f"{path} (picker loaded)"
             page.get_by_label("First system").select_option(label="FullContextAdapter")
-            page.get_by_label("Second system").select_option(label="NoContextAdapter")
+            page.get_by_label("Second system").select_option(label="No context (control)")
             reading.filter(has_text="FullContextAdapter:").wait_for()
             yield f"{path} (pair picked)"
             continue

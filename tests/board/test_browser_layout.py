@@ -8,6 +8,7 @@ LoCoMo page and a run page, in the light and the dark scheme, are written for re
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -121,13 +122,63 @@ def test_the_home_page_shows_each_track_s_ranked_rows(
         page.goto(base + "index.html")
         for track in board.tracks:
             table = page.locator(f"#leaders-table-{track.name}")
-            assert table.locator("tbody tr").count() == min(len(track.rows), 25), track.name
+            # the systems best first, then the control arms apart under their own heading
+            shown = min(len(track.systems), 25) + len(track.controls)
+            assert table.locator("tbody tr:not(.group-heading)").count() == shown, track.name
+            assert table.locator("tbody.controls tr.control").count() == len(track.controls)
             assert table.locator("tbody .rank-label").first.inner_text().startswith("1")
             # the system column is in view beside the rank, not scrolled away
             system = table.locator("tbody th.system").first
             assert system.is_visible() and system.bounding_box()["x"] < WIDTHS[width]  # type: ignore[index]
             first = table.locator("tbody td.score .number").first.inner_text()
             assert first == f"{track.rows[0].cells[track.ranking_index or 0].value.value:.3f}"  # type: ignore[union-attr]
+    finally:
+        context.close()
+
+
+# Each plot on the page: the image the browser chose, how wide it is drawn, and whether its box
+# must be scrolled sideways to see all of it.
+_PLOTS = """() => [...document.querySelectorAll(".plot")].map(box => {
+  const image = box.querySelector("img");
+  return {source: image.currentSrc, natural: image.naturalWidth,
+          drawn: image.getBoundingClientRect().width, scrolls: box.scrollWidth > box.clientWidth + 1};
+})"""
+
+
+def _data_right_edges(svg: str) -> list[float]:
+    """Where each mark of data ends on the x axis: a forest plot's dots and interval lines, a
+    matrix's cells (each path segment ``M x y h w``)."""
+    dots = [float(x) + 4 for x in re.findall(r'<circle class="dot" cx="([\d.]+)"', svg)]
+    lines = [float(x) for x in re.findall(r'<line class="line" x1="[\d.]+" x2="([\d.]+)"', svg)]
+    cells = [float(x) + float(w) for x, w in re.findall(r"M([\d.]+) [\d.]+h([\d.]+)v", svg)]
+    return dots + lines + cells
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_forest_plot_and_matrix_open_showing_data(
+    chromium: Browser, committed: tuple[str, Board], width: str
+) -> None:
+    """On a phone each evaluation page's plots are drawn for its width (names above the
+    intervals; the matrix numbered): the whole plot is in view, its data with it, without
+    scrolling the plot's box. A laptop keeps the wide plots, names beside the data."""
+    base, board = committed
+    context = chromium.new_context(viewport={"width": WIDTHS[width], "height": 900})
+    try:
+        page = context.new_page()
+        for evaluation in board.evaluations:
+            page.goto(base + evaluation.path)
+            page.wait_for_load_state("load")
+            plots = page.evaluate(_PLOTS)
+            assert len(plots) == 2, evaluation.path
+            for plot in plots:
+                narrow = plot["source"].endswith("-narrow.svg")
+                assert narrow == (width == "phone"), (evaluation.path, plot["source"])
+                assert plot["natural"] > 0 and plot["drawn"] == plot["natural"]
+                edges = _data_right_edges(page.request.get(plot["source"]).text())
+                assert edges, plot["source"]  # the plot has data marks at all
+                if narrow:
+                    assert not plot["scrolls"], (evaluation.path, plot["source"])
+                    assert max(edges) <= plot["natural"], plot["source"]
     finally:
         context.close()
 

@@ -68,12 +68,82 @@ def test_a_cell_is_the_mean_a_paired_reading_reports_with_its_counts(board: Boar
     assert run.predicate.system.name == "WordOverlapAdapter"
 
 
-def test_the_overall_is_the_mean_board_toml_names(board: Board) -> None:
-    row = next(r for r in board.tracks[0].rows if r.system == "WordOverlapAdapter")
-    assert row.overall is not None and row.overall.run is None
-    assert row.overall.value.value == pytest.approx(0.9)
-    assert row.overall.value.measure == "mean-headline"
-    assert row.overall.value.why == "mean of Demo 0.800, Notes 1.000 (board.toml: how = mean)"
+def test_the_overall_is_the_mean_win_rate_over_the_ranking_columns(board: Board) -> None:
+    textual = board.tracks[0]
+    assert textual.overall.shown and textual.overall.columns == ("Demo", "Notes")
+    assert (textual.overall.covers, textual.overall.rows) == (3, 3)
+    overall = {row.system: row.overall for row in textual.rows}
+    word = overall["WordOverlapAdapter"]
+    assert word is not None and word.run is None and word.interval is None
+    # Demo's five tasks are one cluster: its test separates no one, so nobody wins there. On
+    # Notes, full-context and word-overlap tie (a tie is not a win) and both beat no-context.
+    assert word.value.value == 0.25 and (word.value.count, word.value.total) == (1, 4)
+    assert word.value.measure == "mean-win-rate" and word.value.decider.value == "rule"
+    assert word.value.why.startswith("won 0 of 2 on Demo, 1 of 2 on Notes: the mean win rate")
+    assert "a tie is not a win" in word.value.why
+    assert overall["FullContextAdapter"].value.value == 0.25  # type: ignore[union-attr]
+    assert overall["NoContextAdapter"].value.value == 0.0  # type: ignore[union-attr]
+
+
+def test_a_win_is_a_step_of_the_rank_range(board: Board) -> None:
+    """With every row covered, a row's wins on a column are the rows its rank range puts
+    below it: the Overall reads the very test the rank labels read."""
+    textual = board.tracks[0]
+    for row in textual.rows:
+        assert row.overall is not None and row.overall.value.count is not None
+        ranks = [cell.rank for cell in row.cells if cell is not None and cell.rank is not None]
+        assert row.overall.value.count == sum(rank.of - rank.worst for rank in ranks)
+
+
+def test_a_system_missing_a_ranking_column_is_not_ranked_overall(tmp_path: Path) -> None:
+    runs = [*standard_runs(), Signed(wheel_run("random", notes()))]
+    board, tree = built(sign_artifacts(tmp_path / "artifacts", runs))
+    textual = board.tracks[0]
+    assert (textual.overall.covers, textual.overall.rows) == (3, 4)
+    overall = {row.system: row.overall for row in textual.rows}
+    random = overall["RandomAdapter"]
+    assert random is not None and random.value.value is None
+    assert random.value.why == "no accepted run on Demo, so it is not ranked overall"
+    # the others meet the same two opponents on every column, random not among them
+    word = overall["WordOverlapAdapter"]
+    assert word is not None and (word.value.count, word.value.total) == (1, 4)
+    assert "It covers the 3 of 4 rows with a value on every ranking column" in (
+        tree["textual/index.html"].decode()
+    )
+
+
+def test_a_track_with_one_ranking_column_says_it_has_no_overall(tmp_path: Path) -> None:
+    toml = BOARD_TOML.replace(
+        'title = "Demo"\nmeasure = "word-match"\ndirection = "higher"\n',
+        'title = "Demo"\nmeasure = "word-match"\ndirection = "higher"\nranking = false\n',
+    )
+    board, tree = built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
+    textual = board.tracks[0]
+    assert not textual.overall.shown and textual.overall.columns == ("Notes",)
+    assert textual.overall.none == (
+        "No Overall column: this track has one ranking column (Notes), so its rank is the "
+        "standing; an Overall combines two or more."
+    )
+    assert all(row.overall is None for row in textual.rows)
+    page = tree["textual/index.html"].decode()
+    assert textual.overall.none in page and 'data-key="overall"' not in page
+    assert "for reference: not a ranking column" in page
+    assert textual.overall.none in tree["index.html"].decode()
+
+
+def test_rank_by_must_name_a_ranking_column(tmp_path: Path) -> None:
+    toml = BOARD_TOML.replace(
+        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\n',
+        'title = "Notes"\nmeasure = "word-match"\ndirection = "higher"\nranking = false\n',
+    )
+    with pytest.raises(BoardConfigError, match="rank_by names 'notes', which is not a ranking"):
+        built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
+
+
+def test_an_overall_table_in_board_toml_is_refused_with_what_replaced_it(tmp_path: Path) -> None:
+    toml = BOARD_TOML + '\n[tracks.textual.overall]\nmeasure = "mean-headline"\nhow = "mean"\n'
+    with pytest.raises(BoardConfigError, match="overall is no longer configured"):
+        built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
 
 
 def test_divisions_and_evidence_come_from_the_signed_statement(board: Board) -> None:
@@ -166,13 +236,12 @@ def test_runs_no_table_shows_are_listed_with_the_reason(tmp_path: Path) -> None:
     (row,) = board.tracks[0].rows
     assert row.cells[1] is None  # no notes run: an empty cell, not a zero
     assert row.overall is not None and row.overall.value.value is None
-    assert row.overall.value.why == "no accepted run on Notes, so there is nothing to combine"
+    assert row.overall.value.why == "no accepted run on Notes, so it is not ranked overall"
+    assert board.tracks[0].overall.covers == 0
 
 
 def test_lower_is_better_flips_the_ranking(tmp_path: Path) -> None:
-    toml = BOARD_TOML.replace('direction = "higher"', 'direction = "lower"').replace(
-        '[tracks.textual.overall]\nmeasure = "mean-headline"\nhow = "mean"\n', ""
-    )
+    toml = BOARD_TOML.replace('direction = "higher"', 'direction = "lower"')
     board, _ = built(sign_artifacts(tmp_path / "artifacts", standard_runs(), toml))
     assert [(r.rank.label if r.rank else None, r.system) for r in board.tracks[0].rows] == [
         ("1", "NoContextAdapter"),

@@ -52,27 +52,27 @@ def test_reads_tracks_in_file_order(tmp_path: Path) -> None:
     textual = config.tracks["textual"]
     assert [c.evaluation for c in textual.columns] == ["demo", "locomo"]
     assert textual.columns[0].direction is Direction.HIGHER
-    assert textual.overall is None
+    assert textual.ranking_columns == textual.columns
     assert textual.ranking_column is textual.columns[0]
     assert config.tracks["coding"].ranking_column is None
 
 
-def test_overall_needs_the_measure_and_how(tmp_path: Path) -> None:
+def test_ranking_columns_are_every_column_but_those_marked_for_reference(tmp_path: Path) -> None:
+    text = (SITE + TRACK).replace('title = "Demo"', 'title = "Demo"\nranking = false', 1)
+    textual = load(write(tmp_path, text)).tracks["textual"]
+    assert [c.evaluation for c in textual.ranking_columns] == ["locomo"]
+    assert textual.ranking_column is textual.columns[1]  # the first ranking column
+    refused = text.replace(
+        'description = "Conversation memory."', 'description = "x"\nrank_by = "demo"'
+    )
+    with pytest.raises(BoardConfigError, match="rank_by names 'demo', which is not a ranking"):
+        load(write(tmp_path, refused))
+
+
+def test_an_overall_table_is_refused_saying_what_replaced_it(tmp_path: Path) -> None:
     named = SITE + TRACK + '\n[tracks.textual.overall]\nmeasure = "mean-headline"\nhow = "mean"\n'
-    assert load(write(tmp_path, named)).tracks["textual"].overall is not None
-    unnamed = SITE + TRACK + '\n[tracks.textual.overall]\nhow = "mean"\n'
-    with pytest.raises(BoardConfigError, match=r"tracks\.textual\.overall\.measure"):
-        load(write(tmp_path, unnamed))
-    unknown_how = SITE + TRACK + '\n[tracks.textual.overall]\nmeasure = "m"\nhow = "sum"\n'
-    with pytest.raises(BoardConfigError, match=r"board\.toml: tracks\.textual\.overall\.how"):
-        load(write(tmp_path, unknown_how))
-
-
-def test_an_overall_of_mixed_directions_is_refused(tmp_path: Path) -> None:
-    lower_second = TRACK[: TRACK.rindex('"higher"')] + '"lower"\n'
-    mixed = SITE + lower_second + '\n[tracks.textual.overall]\nmeasure = "m"\nhow = "mean"\n'
-    with pytest.raises(BoardConfigError, match="do not share a direction"):
-        load(write(tmp_path, mixed))
+    with pytest.raises(BoardConfigError, match=r"tracks\.textual.*no longer configured"):
+        load(write(tmp_path, named))
 
 
 def test_rank_by_must_be_a_column(tmp_path: Path) -> None:

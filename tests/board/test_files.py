@@ -28,7 +28,10 @@ def test_results_csv_lists_rows_with_numbers_and_runs(board: Board, tree: dict[s
         ("3", "3", "NoContextAdapter"),
     ]
     word_overlap = rows[1]
-    assert word_overlap["demo word-match"] == "0.8" and word_overlap["mean-headline"] == "0.9"
+    assert word_overlap["demo word-match"] == "0.8"
+    assert word_overlap["overall mean-win-rate"] == "0.25"
+    assert word_overlap["overall why"].startswith("won 0 of 2 on Demo, 1 of 2 on Notes")
+    assert word_overlap["control"] == "no"
     assert word_overlap["demo word-match run"] == board.tracks[0].rows[1].cells[0].run  # type: ignore[union-attr]
     assert word_overlap["division"] == "open-source"
     # What docs/board.md promises: who decided it, its counts, why, and the interval.
@@ -88,16 +91,27 @@ def test_results_json_carries_every_cell_with_measure_decider_and_why(
         "why": "mean over 5 task(s)",
     }
     assert demo["run"].startswith("runs/")
-    assert word_overlap["overall"]["value"] == 0.9
+    assert word_overlap["overall"]["value"] == 0.25
+    assert data["overall"] == {
+        "title": "Overall",
+        "measure": "mean-win-rate",
+        "columns": ["Demo", "Notes"],
+        "covers": 3,
+        "rows": 3,
+        "none": "",
+    }
     # the signed median retrieve latency of the run on the ranking column, as measured
     assert word_overlap["latency_retrieve_p50_ms"] > 0
+    # no model was called: no tokens and no cost, never 0
+    assert word_overlap["usage_tokens"] is None and word_overlap["usage_cost_usd"] is None
+    assert word_overlap["control"] is False
 
 
 def test_an_empty_track_still_has_its_files(tree: dict[str, bytes]) -> None:
     assert json.loads(tree["coding/results.json"])["rows"] == []
     assert tree["coding/results.csv"] == (
         b'"rank","rank_worst","system","display_name","version","division","evidence",'
-        b'"published","latency.retrieve.p50 ms"\r\n'
+        b'"control","published","latency.retrieve.p50 ms","usage.tokens","usage.cost-usd"\r\n'
     )
 
 

@@ -39,8 +39,12 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     runs = [Signed(base)] + [
         Signed(named(base, n)) for n in (CR_FORMULA, OVERRIDE, ZERO_WIDTH, LONG)
     ]
-    # Measure names reach the CSV header: make one look like a formula too.
-    toml = BOARD_TOML.replace('measure = "mean-headline"', 'measure = "=HYPERLINK(1)"')
+    # Evaluation names start the CSV's column headers: make one look like a formula too.
+    toml = BOARD_TOML.replace(
+        "[tracks.coding]",
+        '[[tracks.textual.columns]]\nevaluation = "=HYPERLINK(1)"\nversion = "v1"\n'
+        'title = "Formula"\nmeasure = "word-match"\ndirection = "higher"\n\n[tracks.coding]',
+    )
     artifacts = sign_artifacts(
         tmp_path_factory.mktemp("hostile-text") / "artifacts", runs, toml, before_text_checks=True
     )
@@ -62,7 +66,7 @@ def test_a_bare_cr_in_a_name_cannot_start_a_csv_row(tree: dict[str, bytes]) -> N
 
 def test_every_csv_field_is_quoted_and_headers_are_guarded(tree: dict[str, bytes]) -> None:
     header = next(csv.reader(io.StringIO(tree["textual/results.csv"].decode())))
-    assert "'=HYPERLINK(1)" in header
+    assert "'=HYPERLINK(1) word-match" in header
     for line in csv_lines(tree):
         fields = next(csv.reader([line]))
         assert line == ",".join('"' + f.replace('"', '""') + '"' for f in fields)

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from memrank.board.config import load
 from memrank.board.model import Board
-from memrank.board.reading import _order
+from memrank.board.text import category_order
+from memrank.evaluations.mem_gallery import TYPES
 from tests.board.conftest import (
     LABELLED_TOML,
+    REPOSITORY,
     Signed,
     built,
     categorised,
@@ -22,14 +25,14 @@ from tests.board.conftest import (
 
 def test_numbered_categories_sort_as_numbers_not_as_text() -> None:
     names = ["sessions-10", "sessions-2", "sessions-100", "sessions-1", "sessions-15"]
-    assert sorted(names, key=_order) == [
+    assert sorted(names, key=category_order) == [
         "sessions-1",
         "sessions-2",
         "sessions-10",
         "sessions-15",
         "sessions-100",
     ]
-    assert sorted(["5", "10", "1", "2"], key=_order) == ["1", "2", "5", "10"]
+    assert sorted(["5", "10", "1", "2"], key=category_order) == ["1", "2", "5", "10"]
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +57,49 @@ def test_every_per_category_table_says_how_many_questions_each_category_holds(
     assert [of for _, of in rows] == list(page.category_tasks)
     shown = tree[run.path].decode().partition('id="categories-heading"')[2]
     assert len(re.findall(r"<td class=\"number\">\d+ of \d+</td>", shown)) == 3
+
+
+def test_the_run_page_s_question_counts_are_in_natural_order_with_their_labels(
+    board_and_tree: tuple[Board, dict[str, bytes]],
+) -> None:
+    board, tree = board_and_tree
+    run = next(r for r in board.runs if r.categories)
+    assert run.questions == (("1", "single fact", 10), ("2", "colour words", 10), ("3", "", 10))
+    table = tree[run.path].decode().partition("Questions per category")[2].partition("</table>")[0]
+    assert re.findall(r"<bdi>(\d)</bdi>", table) == ["1", "2", "3"]
+    assert '<span class="column-note">single fact</span>' in table
+
+
+def test_every_committed_column_with_categories_names_each_of_them() -> None:
+    """The board's own board.toml expands every category code a committed column shows:
+    LoCoMo's numbers, Mem-Gallery's question types (the paper's, as memrank's evaluation
+    gives them) and MemoryCode's dialogue lengths."""
+    config = load(REPOSITORY / "artifacts" / "board.toml")
+    columns = {c.evaluation: c for track in config.tracks.values() for c in track.columns}
+    assert columns["mem-gallery"].categories == TYPES
+    sizes = (1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50, 100)
+    assert list(columns["memorycode"].categories) == [f"sessions-{n}" for n in sizes]
+    assert columns["memorycode"].categories["sessions-10"] == "dialogues of 10 sessions"
+    assert set(columns["locomo"].categories) == {"1", "2", "3", "4", "5"}
+
+
+def test_a_category_nothing_was_decided_in_says_why(
+    committed_board: tuple[Board, dict[str, bytes]],
+) -> None:
+    """Mem-Gallery's AR questions (answer refusal) name no evidence: every system's AR cell is
+    none, with the reason its signed scores give, on the evaluation page and the run pages."""
+    board, tree = committed_board
+    page = next(p for p in board.evaluations if p.column.evaluation == "mem-gallery")
+    at = [name for name, _ in page.categories].index("AR")
+    reason = "an abstention task: the material holds no evidence for it"
+    for cells in page.by_category:
+        cell = cells[at]
+        assert cell is not None and cell.value.value is None
+        assert cell.value.why == f"none of its 184 task values could be decided: {reason}"
+    assert reason in tree[page.path].decode()
+    run = next(r for r in board.runs if r.evaluation_path == page.path)
+    (ar,) = [row for row in run.categories if row.category == "AR"]
+    assert ar.cell is None and ar.why.endswith(reason) and reason in tree[run.path].decode()
 
 
 def test_a_system_s_history_lists_every_published_run_of_it(

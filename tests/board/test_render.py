@@ -103,9 +103,7 @@ def test_the_track_table_is_accessible(tree: dict[str, bytes]) -> None:
 def test_every_number_names_its_measure_and_decider(tree: dict[str, bytes]) -> None:
     track = pages(tree)["textual/index.html"]
     assert track.count('<span class="decider"><bdi>word-match</bdi> · decided by rule · ') == 6
-    assert (
-        track.count('<span class="decider"><bdi>mean-headline</bdi> · decided by rule</span>') == 3
-    )
+    assert track.count('<span class="decider"><bdi>mean-win-rate</bdi> · decided by rule · ') == 3
     # Each interval is shown beside its number, and said in words in the cell's details.
     assert track.count('<span class="why">95% interval ') == track.count('class="interval"') == 3
 

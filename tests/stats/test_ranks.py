@@ -1,10 +1,11 @@
-"""Tie-aware ranks from the pairwise p matrix: ranges where tests do not separate rows."""
+"""Tie-aware ranks from the pairwise p matrix: ranges where tests do not separate rows; and
+wins, the rows each row is significantly better than (a tie is no win)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from memrank.stats import RankRange, pairwise_p_values, tie_aware_ranks
+from memrank.stats import RankRange, pairwise_p_values, tie_aware_ranks, wins
 
 
 def test_ranks_count_the_rows_significantly_better_and_worse() -> None:
@@ -22,6 +23,11 @@ def test_ranks_count_the_rows_significantly_better_and_worse() -> None:
     assert [r.label for r in ranks] == ["2-3", "1", "4", "2-3"]
     lower = tie_aware_ranks(-matrix.mean(axis=1), p, higher_is_better=False)
     assert lower == ranks
+    # middle and its twin tie: neither wins against the other; both beat weak
+    beaten = wins(matrix.mean(axis=1), p)
+    assert beaten.tolist() == [1, 3, 0, 1]
+    assert beaten.tolist() == [len(ranks) - r.worst for r in ranks]
+    assert wins(-matrix.mean(axis=1), p, higher_is_better=False).tolist() == beaten.tolist()
 
 
 def test_few_clusters_that_disagree_share_a_range() -> None:
@@ -46,4 +52,5 @@ def test_few_clusters_that_disagree_share_a_range() -> None:
 def test_nan_separates_nothing() -> None:
     p = np.array([[np.nan, np.nan], [np.nan, np.nan]])
     assert [r.label for r in tie_aware_ranks([1.0, 0.0], p)] == ["1-2", "1-2"]
+    assert wins([1.0, 0.0], p).tolist() == [0, 0]
     assert tie_aware_ranks([], np.zeros((0, 0))) == []
