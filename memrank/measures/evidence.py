@@ -306,9 +306,9 @@ class SessionRecall(_EvidenceMeasure):
         found: list[Found | None],
     ) -> list[Scored]:
         turn_ranks = [f.rank if f else None for f in found]
+        sessions_named = [session_of(document) for document in documents]
         first: dict[str, int | None] = dict.fromkeys(turn.session for turn in turns)
-        for rank, document in enumerate(documents, start=1):
-            session = session_of(document)
+        for rank, session in enumerate(sessions_named, start=1):
             if session in first and first[session] is None:
                 first[session] = rank
         for turn, turn_rank in zip(turns, turn_ranks, strict=True):
@@ -321,8 +321,8 @@ class SessionRecall(_EvidenceMeasure):
         holding = {rank for rank in turn_ranks if rank is not None}
         unknown = [
             rank
-            for rank, document in enumerate(documents, start=1)
-            if session_of(document) is None and rank not in holding
+            for rank, session in enumerate(sessions_named, start=1)
+            if session is None and rank not in holding
         ]
         produced: list[Scored] = []
         for k in KS:
