@@ -250,11 +250,11 @@ def check_scores(scores: Scores, statement: Statement, source: str) -> None:
         "measure names": scores.measures,
     }
     for what, found in texts.items():
-        longest = max((len(text) for text in found if text is not None), default=0)
+        longest = max(map(len, filter(None, found)), default=0)  # None and "" aside
         _bounded(f"{source}: one of the {what}", longest, TEXT_LIMIT, "characters")
     binary = frozenset(declared_binary(statement.predicate.evaluation))
     for name, column in scores.measures.items():
-        longest = max((len(why) for why in column.why.values()), default=0)
+        longest = max(map(len, column.why.values()), default=0)
         _bounded(f"{source}: a reason of {name!r}", longest, REASON_LIMIT, "characters")
         _check_column(f"{source}: measure {name!r}", name, column, binary)
 
