@@ -55,15 +55,16 @@ def _fast_canonical(data: Any) -> bytes | None:
     return None
 
 
-def parse_canonical(raw: bytes, *, source: str) -> Any:
+def parse_canonical(raw: bytes, *, source: str, parsed: Any = None) -> Any:
     """Parse signed bytes, refusing them unless they are exactly their own canonical form.
 
     Re-encoding what the bytes parse to must give the bytes back. That one comparison refuses
     whitespace, key order, ``1.0`` for ``1``, escaped unicode that could be literal, and
     duplicate keys (a parser keeps one of them; the canonical form of the result is shorter).
+    ``parsed``: what ``orjson.loads(raw)`` gave, when the caller has it (None: not yet).
     """
     try:
-        data = orjson.loads(raw)
+        data = orjson.loads(raw) if parsed is None else parsed
     except orjson.JSONDecodeError as exc:
         raise NonCanonicalPayload(
             f"{source}: the payload is not JSON ({exc}); sign with `memrank attest`, which "

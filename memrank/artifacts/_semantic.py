@@ -167,11 +167,23 @@ def _text_bounded(where: str, payload: bytes) -> None:
     within ``REASON_LIMIT``), and every list and mapping within ``LIST_LIMIT``."""
     # A string of more than TEXT_LIMIT characters is more than TEXT_LIMIT bytes between two
     # quotes (an escaped quote aside): the common payload is answered without parsing it.
-    if b'\\"' not in payload and max(map(len, payload.split(b'"'))) <= TEXT_LIMIT:
+    if b'\\"' not in payload and _no_run_between_quotes_over(payload, TEXT_LIMIT):
         return
     for path, text in _strings(orjson.loads(payload), ""):
         limit = REASON_LIMIT if path.endswith(".why") else TEXT_LIMIT
         _bounded(f"{where}: {path}", len(text), limit, "characters")
+
+
+def _no_run_between_quotes_over(text: bytes, limit: int) -> bool:
+    """Whether ``max(map(len, text.split(b'"'))) <= limit``, answered for the common text by a
+    quote in every block of ``limit // 2`` bytes (blocks starting at most that far apart,
+    the last ending where ``text`` does): then no run without one is longer than
+    ``limit - 2``."""
+    step = max(limit // 2, 1)
+    starts = [*range(0, len(text) - step, step), max(len(text) - step, 0)]
+    if all(text.find(b'"', start, start + step) >= 0 for start in starts):
+        return True
+    return max(map(len, text.split(b'"'))) <= limit
 
 
 # -- numbers -----------------------------------------------------------------------------------
@@ -239,11 +251,11 @@ def check_scores(scores: Scores, statement: Statement, source: str) -> None:
         "measure names": scores.measures,
     }
     for what, found in texts.items():
-        longest = max((len(text) for text in found if text is not None), default=0)
+        longest = max(map(len, filter(None, found)), default=0)  # None and "" aside
         _bounded(f"{source}: one of the {what}", longest, TEXT_LIMIT, "characters")
     binary = frozenset(declared_binary(statement.predicate.evaluation))
     for name, column in scores.measures.items():
-        longest = max((len(why) for why in column.why.values()), default=0)
+        longest = max(map(len, column.why.values()), default=0)
         _bounded(f"{source}: a reason of {name!r}", longest, REASON_LIMIT, "characters")
         _check_column(f"{source}: measure {name!r}", name, column, binary)
 

@@ -84,11 +84,11 @@ def form_problem(predicate: RunPredicate) -> str | None:
 
 def _missing_field(model: BaseModel, where: str) -> str | None:
     """The first field of ``model``, or of a record inside it, that its input left out."""
-    fields = type(model).model_fields
-    if len(model.model_fields_set) != len(fields):
-        name = next(name for name in fields if name not in model.model_fields_set)
-        return f"{where}.{name}"
-    for name in _record_fields(type(model)):
+    names, record_names = _fields(type(model))
+    given = model.model_fields_set
+    if len(given) != len(names):  # extra fields are refused, so fewer: one is missing
+        return f"{where}.{next(name for name in names if name not in given)}"
+    for name in record_names:
         value = getattr(model, name)
         items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
         for index, item in items:
@@ -101,11 +101,12 @@ def _missing_field(model: BaseModel, where: str) -> str | None:
 
 
 @functools.cache
-def _record_fields(kind: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of ``kind`` that may hold records (a record, records, or a record or None)."""
-    return tuple(
-        name for name, field in kind.model_fields.items() if _holds_records(field.annotation)
-    )
+def _fields(kind: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields of ``kind``, and those of them that may hold records (a record, records, or
+    a record or None)."""
+    fields = kind.model_fields
+    holding = tuple(name for name, field in fields.items() if _holds_records(field.annotation))
+    return tuple(fields), holding
 
 
 def _holds_records(annotation: Any) -> bool:

@@ -135,8 +135,9 @@ def verify(
             f"{source}: payloadType is {opened.payload_type!r}; a memrank run is "
             f"{IN_TOTO_PAYLOAD_TYPE!r}"
         )
-    keyids = _check_signatures(opened, trust, source)
-    data = parse_canonical(opened.payload, source=source)
+    parsed = _json_or_none(opened.payload)
+    keyids = _check_signatures(opened, trust, source, _issued_at(parsed))
+    data = parse_canonical(opened.payload, source=source, parsed=parsed)
     _check_subject_names(data, source)
     statement = _check_schema(opened.payload, source)
     _check_policy(statement.predicate, trust, source)
@@ -176,7 +177,9 @@ def verify(
 # -- the checks, in order --------------------------------------------------------------------
 
 
-def _check_signatures(opened: Opened, trust: TrustRoot, source: str) -> tuple[str, ...]:
+def _check_signatures(
+    opened: Opened, trust: TrustRoot, source: str, issued: datetime | None
+) -> tuple[str, ...]:
     role = trust.root.roles.release
     message = pae(opened.payload_type, opened.payload)
     signers: list[str] = []
@@ -207,7 +210,6 @@ def _check_signatures(opened: Opened, trust: TrustRoot, source: str) -> tuple[st
             f"{source}: signed by {len(signers)} distinct release key(s); {trust.path} requires "
             f"{role.threshold} (one key counts once, however often it signs)"
         )
-    issued = _issued_at(opened.payload)
     for keyid in signers:
         key = trust.root.keys[keyid]
         if issued is not None and not key.valid_at(issued):
@@ -219,12 +221,22 @@ def _check_signatures(opened: Opened, trust: TrustRoot, source: str) -> tuple[st
     return tuple(signers)
 
 
-def _issued_at(payload: bytes) -> datetime | None:
-    """The statement's issued_at, read from authenticated bytes; None when it is not readable
-    (the canonical and schema checks then refuse the payload)."""
+def _json_or_none(payload: bytes) -> Any:
+    """The payload as JSON, parsed once for the key window and the canonical check; None when
+    it is not JSON (the canonical check then says so)."""
     try:
-        moment = datetime.fromisoformat(orjson.loads(payload)["predicate"]["issued_at"])
-    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _issued_at(statement: Any) -> datetime | None:
+    """The statement's issued_at, read before the payload is checked (the key window is
+    checked right after its signatures); None when it is not readable (the canonical and
+    schema checks then refuse the payload)."""
+    try:
+        moment = datetime.fromisoformat(statement["predicate"]["issued_at"])
+    except (KeyError, TypeError, ValueError):
         return None
     return moment if moment.utcoffset() is not None else None
 

@@ -8,8 +8,11 @@ import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memrank.artifacts import _attest, verify
+from memrank.artifacts._semantic import _no_run_between_quotes_over
 from memrank.errors import (
     AttestRefused,
     OversizeField,
@@ -162,3 +165,15 @@ def test_a_refusal_names_the_first_failing_value_in_task_order(
     attested = store.attest(wheel_run.model_copy(update={"values": tuple(values)}))
     with pytest.raises(ValueNotBinary, match=r"declared binary but holds 0\.25;"):
         verify(attested.envelope, store.trust)
+
+
+_PIECES = st.lists(st.sampled_from([b"a", b"bcd", b'"', b"efghijk"]), max_size=40)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_PIECES.map(b"".join), limit=st.integers(1, 20))
+def test_the_text_bound_shortcut_agrees_with_splitting_at_every_quote(
+    text: bytes, limit: int
+) -> None:
+    expected = max(map(len, text.split(b'"'))) <= limit
+    assert _no_run_between_quotes_over(text, limit) is expected
