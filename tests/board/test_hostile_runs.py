@@ -35,9 +35,10 @@ from .conftest import keys, notes, sign_artifacts, standard_runs, wheel_run
 
 IN_CI = os.environ.get("CI") == "true"
 EXAMPLES = 40 if IN_CI else 4
-BATCH = 40 if IN_CI else 20
-"""Mutated runs signed per build: 4 x 20 by default, 40 x 40 = 1,600 under CI (of which
-attest itself refuses some it cannot state, such as a value of a task with no trace)."""
+BATCH = 50 if IN_CI else 20
+"""Mutated runs signed per build: 4 x 20 by default, 40 x 50 = 2,000 under CI. attest itself
+refuses some it cannot state (such as a value of a task with no trace): about a third, and the
+share moves with the machine's paths, so the batch leaves room above the 1,000 the test requires."""
 
 _NUMBERS = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
