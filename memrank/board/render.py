@@ -105,6 +105,8 @@ def static_files(templates: Path) -> dict[str, bytes]:
 def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
     from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
 
+    from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
+
     if not templates.is_dir():
         raise BoardConfigError(
             f"{templates}: no templates folder here; pass --templates DIR holding the theme, "
@@ -121,7 +123,7 @@ def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
         # its name and the sha1 of its source, so an edited template is compiled again.
         bytecode_cache=FileSystemBytecodeCache(str(memo.folder / "templates"))
         if memo.folder is not None and _made(memo.folder / "templates")
-        else None,
+        else COMPILED_IN_THIS_PROCESS,
     )
     environment.filters.update(FILTERS)
     environment.globals["urls"] = urls

@@ -136,6 +136,7 @@ def _environment() -> Environment:
     """The board theme's loader and filters, with the viewer's templates looked up first."""
     from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 
+    from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
     from memrank.board.render import FILTERS
 
     environment = Environment(
@@ -144,6 +145,7 @@ def _environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        bytecode_cache=COMPILED_IN_THIS_PROCESS,
     )
     environment.filters.update(FILTERS)
     return environment
