@@ -35,6 +35,8 @@ def _header(reading: Paired) -> list[str]:
 
 
 def full_layout(reading: Paired, *, tasks: bool = True) -> str:
+    """Each measure's test, interval and table; with ``tasks``, also each task that flipped or
+    was left out (what ``str()`` prints)."""
     lines = _header(reading)
     for measure in reading.measures:
         lines += ["", *_measure_lines(measure, tasks=tasks)]
