@@ -25,6 +25,7 @@ names and the headline names record None for it, so it is never mixed into a hea
 from __future__ import annotations
 
 import unicodedata
+import weakref
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -164,6 +165,29 @@ def attributed_by(found: Sequence[Found | None], k: int) -> str:
     return " and ".join(f"by {way}" for way in ("id", "content") if way in ways)
 
 
+_FOUND: dict[int, tuple[weakref.ref[Trace], list[EvidenceTurn], list[Found | None]]] = {}
+"""id() of a trace read -> its evidence turns and where each was first found: both levels read
+the same traces, and the second need not read every recalled document again. An entry leaves
+with its trace (its weak reference's callback), so an id is never reused while it is here."""
+
+
+def _found_in(trace: Trace, read: Read) -> tuple[list[EvidenceTurn], list[Found | None]]:
+    """A trace's evidence turns and ``first_ranks`` of them among its recalled documents."""
+    key = id(trace)
+    known = _FOUND.get(key)
+    if known is not None and known[0]() is trace:
+        return known[1], known[2]
+    turns = evidence_of(trace.task)
+    documents = trace.recalled.documents if trace.recalled else ()
+    found = first_ranks(turns, documents, read) if turns else []
+
+    def forget(_: weakref.ref[Trace]) -> None:
+        _FOUND.pop(key, None)
+
+    _FOUND[key] = (weakref.ref(trace, forget), turns, found)
+    return turns, found
+
+
 class _EvidenceMeasure(Measure):
     """What the two levels share: which tasks are scored, and under which names."""
 
@@ -173,12 +197,12 @@ class _EvidenceMeasure(Measure):
         produced = []
         read: Read = {}  # the traces hold every document it names until this returns
         for trace in traces:
-            turns = evidence_of(trace.task)
+            turns, found = _found_in(trace, read)
             if not turns:
                 produced += self._undecided(trace, _no_evidence(trace.task))
                 continue
             documents = trace.recalled.documents if trace.recalled else ()
-            scored = self._scored(trace, turns, documents, first_ranks(turns, documents, read))
+            scored = self._scored(trace, turns, documents, found)
             if is_negative(trace.task):
                 produced += self._undecided(
                     trace,

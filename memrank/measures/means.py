@@ -49,10 +49,12 @@ class Means(Measure):
                 by_name.setdefault(value.measure, []).append(value)
         produced = [self._mean(f"{name}.mean", by_name.get(name, []), failed) for name in self.of]
         for name in self.by_category:
+            # each name's values split by category in one pass, not one pass per category
+            by_category: dict[str | None, list[Value]] = {}
+            for value in by_name.get(name, []):
+                by_category.setdefault(category_of.get(value.task_id or ""), []).append(value)
             for category in self.categories:
-                members = [
-                    v for v in by_name.get(name, []) if category_of.get(v.task_id or "") == category
-                ]
+                members = by_category.get(category, [])
                 produced.append(self._mean(f"{name}.mean.category-{category}", members, failed))
         return produced
 

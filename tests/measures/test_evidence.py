@@ -190,3 +190,16 @@ def test_means_leave_out_tasks_without_a_value_and_split_by_category() -> None:
     assert means["evidence-hit@10.mean"].why.startswith("mean over 3 task(s) (2 of 3)")
     assert means["evidence-recall-negative@5.mean"].value == 1.0
     assert means["recalled-words.mean"].value == pytest.approx(3 * 13 / 4)
+
+
+def test_the_two_levels_read_a_trace_once_and_forget_it_with_the_trace() -> None:
+    from memrank.measures import evidence
+
+    recalled = [*NOISE[:3], _doc("x", "We adopted a cat called Oscar!", session_id="session_4")]
+    trace = _trace(recalled)
+    assert _values(EvidenceRecall(), trace)["evidence-recall@5"].value == 0.5
+    assert id(trace) in evidence._FOUND  # kept for the session level, which reads it next
+    assert _values(SessionRecall(), trace)["session-recall@5"].value == 0.5
+    key = id(trace)
+    del trace
+    assert key not in evidence._FOUND  # nothing outlives the trace it was read of
