@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,31 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "home"
     monkeypatch.setenv(HOME_VARIABLE, str(folder))
     return folder
+
+
+class Gate:
+    """Holds every run a test starts after its first ``after`` units until ``open()``
+    (tests/runs/gate/sitecustomize.py): the test signals a run it knows is part way."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    def open(self) -> None:
+        self.file.touch()
+
+
+@pytest.fixture
+def gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    """Runs started by this test (and the background runs they submit) wait before their
+    second unit until the test opens the gate; it is opened at the test's end in any case."""
+    held = Gate(tmp_path / "gate-open")
+    folder = Path(__file__).parent / "gate"
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(folder), os.environ.get("PYTHONPATH")]))
+    )
+    monkeypatch.setenv("MEMRANK_TEST_GATE", str(held.file))
+    yield held
+    held.open()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from memrank.result import Result
 from memrank.runs.registry import RunState, find
-from tests.runs.conftest import memrank_cli, memrank_here
+from tests.runs.conftest import Gate, memrank_cli, memrank_here
 
 
 def _submitted(*args: str) -> str:
@@ -50,7 +50,7 @@ def test_submit_watch_ls_show(home: Path, tmp_path: Path) -> None:
     assert again.stdout.endswith(str(Result.load(saved)) + "\n")
 
 
-def test_kill_stops_a_running_submission(home: Path, locomo_file: Path) -> None:
+def test_kill_stops_a_running_submission(home: Path, gate: Gate, locomo_file: Path) -> None:
     run_id = _submitted("bm25", "locomo")
     journal = home / "runs" / run_id / "journal.jsonl"
     deadline = time.monotonic() + 120

@@ -12,7 +12,7 @@ import pytest
 
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
-from tests.runs.conftest import memrank_cli, memrank_here, memrank_process, slow
+from tests.runs.conftest import Gate, memrank_cli, memrank_here, memrank_process, slow
 
 
 def _measured(result: Result) -> list[tuple[str, str | None, float | None]]:
@@ -31,8 +31,9 @@ def _recalled(result: Result) -> list[tuple[str, tuple[str, ...]]]:
     ]
 
 
-def _stop_part_way(home: Path, how: signal.Signals, saved: Path) -> tuple[int, str]:
-    """Start `memrank run bm25 locomo`, wait for its first unit to be journaled, send ``how``."""
+def _stop_part_way(home: Path, gate: Gate, how: signal.Signals, saved: Path) -> tuple[int, str]:
+    """Start `memrank run bm25 locomo`, wait for its first unit to be journaled (the gate holds
+    the second), send ``how``."""
     process = memrank_process("run", "bm25", "locomo", "--save", str(saved))
     deadline = time.monotonic() + 120
     journal = None
@@ -45,6 +46,7 @@ def _stop_part_way(home: Path, how: signal.Signals, saved: Path) -> tuple[int, s
         time.sleep(0.01)
     assert journal is not None, "no unit was journaled in time"
     process.send_signal(how)
+    gate.open()
     _, stderr = process.communicate(timeout=60)
     units = journal.read_bytes().count(b'\n{"unit"')
     assert 1 <= units < 10, f"stopped after {units} of 10 units: not part way"
@@ -67,10 +69,10 @@ def uninterrupted(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -
 
 
 def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
-    home: Path, locomo_file: Path, tmp_path: Path, uninterrupted: Result
+    home: Path, gate: Gate, locomo_file: Path, tmp_path: Path, uninterrupted: Result
 ) -> None:
     saved = tmp_path / "resumed.json"
-    code, stderr = _stop_part_way(home, signal.SIGINT, saved)
+    code, stderr = _stop_part_way(home, gate, signal.SIGINT, saved)
     assert code == 130, stderr
     [record] = all_records()
     assert record.state is RunState.INTERRUPTED
@@ -89,12 +91,12 @@ def test_ctrl_c_exits_130_says_how_to_resume_and_resumes_to_the_same_result(
 
 
 def test_sigterm_stops_like_ctrl_c_and_the_resume_keeps_save(
-    home: Path, locomo_file: Path, tmp_path: Path, uninterrupted: Result
+    home: Path, gate: Gate, locomo_file: Path, tmp_path: Path, uninterrupted: Result
 ) -> None:
     """What CI cancellation and `docker stop` send: the journal kept, the record stopped, the
     resume command printed; resumed without repeating --save, the result lands at --save."""
     saved = tmp_path / "resumed.json"
-    code, stderr = _stop_part_way(home, signal.SIGTERM, saved)
+    code, stderr = _stop_part_way(home, gate, signal.SIGTERM, saved)
     assert code == 143, stderr
     [record] = all_records()
     assert record.state is RunState.INTERRUPTED and record.exit_code == 143
@@ -116,10 +118,10 @@ def test_sigterm_stops_like_ctrl_c_and_the_resume_keeps_save(
 
 @slow
 def test_a_killed_run_is_lost_and_resumes_as_the_latest_stopped_run(
-    home: Path, locomo_file: Path, tmp_path: Path, uninterrupted: Result
+    home: Path, gate: Gate, locomo_file: Path, tmp_path: Path, uninterrupted: Result
 ) -> None:
     saved = tmp_path / "resumed.json"
-    code, _ = _stop_part_way(home, signal.SIGKILL, saved)
+    code, _ = _stop_part_way(home, gate, signal.SIGKILL, saved)
     assert code == -signal.SIGKILL
     [record] = all_records()
     assert record.state is RunState.LOST  # recorded as running; its process is gone

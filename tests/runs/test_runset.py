@@ -9,8 +9,10 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from memrank.runs.registry import RunState, all_records
-from tests.runs.conftest import memrank_cli, memrank_here, memrank_process
+from tests.runs.conftest import Gate, memrank_cli, memrank_here, memrank_process
 
 
 def _journaled_unit(home: Path, evaluation: str) -> bool:
@@ -20,7 +22,10 @@ def _journaled_unit(home: Path, evaluation: str) -> bool:
     return False
 
 
-def test_a_two_by_two_run_set_resumes_after_ctrl_c(home: Path, locomo_file: Path) -> None:
+def test_a_two_by_two_run_set_resumes_after_ctrl_c(
+    home: Path, gate: Gate, locomo_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMRANK_TEST_GATE_AFTER", "2")  # held before locomo:mini's second unit
     process = memrank_process("run", "bm25,word-overlap", "demo,locomo:mini", "--json")
     deadline = time.monotonic() + 120
     while not _journaled_unit(home, "locomo-mini"):
@@ -28,6 +33,7 @@ def test_a_two_by_two_run_set_resumes_after_ctrl_c(home: Path, locomo_file: Path
         assert time.monotonic() < deadline, "the second pair never journaled a unit"
         time.sleep(0.01)
     process.send_signal(signal.SIGINT)
+    gate.open()
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     match = re.search(r"resume the run set with: (memrank run .* --resume (set-\S+))", stderr)
