@@ -19,6 +19,25 @@ site); its site is compared byte for byte with a build without the memo. The sam
 as a user times it: `memrank build-site` against `memrank verify`, each a fresh process. Sizes
 are timed cold (no memo).
 
+Last measured (issue 29's scale work), under nice on a shared 2-core machine while other work
+ran on it (load average 1 to 6), each number the same run's, side by side:
+
+  200 x 3:   build 17.78 s, verify 8.66 s (2.05x), peak RSS 230 MB, 2,041 files, 19.9 MB
+  1000 x 3:  build 54.61 s, verify 32.39 s (1.69x), peak RSS 954 MB, 10,041 files, 125.7 MB
+  one run added to the 1000: rebuild 24.35 s with the memo (52.56 s without) against a
+  34.13 s verify, 0.71x, byte-identical to a cold build; as commands, build-site 31.02 s
+  against verify 34.02 s, 0.91x
+  growth exponents 200 -> 1000: time 0.70, bytes 1.15, files 0.99, RSS 0.89
+
+Met: <= 2x verify, peak RSS <= 1 GB, time exponent <= 1.1 (0.70 flatters it: the 200 build
+ran under more load), rebuild <= 1.5x verify. Not met: the cold build within 20 s (the verify
+alone takes 32 s here) and the bytes exponent (1.15): pairs/<k>.json (23 MB at 1000) and the
+significance matrices (13 MB; with many ties a row's verdicts change often, so a row takes
+many rectangles) hold a number per pair. Before this work the 1000 x 3 build took 585 s
+(13.8x verify, 2.2 GB peak RSS, time exponent 1.87): the all-pairs test took per-pair task
+products, and the pair matrices went through pages, plots and the memo as a Python float per
+pair.
+
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
 next run (sign afresh when the artifact format changes).
