@@ -41,7 +41,14 @@ from memrank.errors import (
 )
 from memrank.result import PUBLISHED_RESULT_SCHEMA
 
-__all__ = ["MAX_RESULT_BYTES", "MAX_SCORES_BYTES", "Subjects", "check_subjects", "read_capped"]
+__all__ = [
+    "MAX_RESULT_BYTES",
+    "MAX_SCORES_BYTES",
+    "MAX_TIMINGS_BYTES",
+    "Subjects",
+    "check_subjects",
+    "read_capped",
+]
 
 MAX_SCORES_BYTES = 16 << 20
 """A scores file holds a few numbers per task: a full LoCoMo run's is ~250 KB."""

@@ -25,7 +25,12 @@ from memrank.artifacts._root import KeyStatus
 from memrank.artifacts._scores import Scores, read_scores
 from memrank.artifacts._semantic import MAX_ENVELOPE_BYTES, check_verified
 from memrank.artifacts._statement import RunPredicate, Statement
-from memrank.artifacts._subjects import MAX_RESULT_BYTES, check_subjects, read_capped
+from memrank.artifacts._subjects import (
+    MAX_RESULT_BYTES,
+    MAX_TIMINGS_BYTES,
+    check_subjects,
+    read_capped,
+)
 from memrank.artifacts._timings import join
 from memrank.artifacts._trust import TrustRoot
 from memrank.errors import (
@@ -42,6 +47,8 @@ from memrank.errors import (
     SliceNotPublishable,
     TasksFailed,
     ThresholdUnmet,
+    TimingsDigestMismatch,
+    TimingsMissing,
     UncommittedBuild,
     UnknownKey,
     UnknownTrack,
@@ -74,9 +81,10 @@ class VerifiedRun:
     scores_raw: bytes | None = field(repr=False)
     """The verified bytes of a known-good scores file, kept until ``scores`` parses them."""
     scores_path: Path
-    timings_raw: bytes = field(repr=False)
-    """The timings file's verified bytes."""
     timings_path: Path
+    """The timings file, whose sha256 the statement signs. Its bytes are not kept: a board
+    holds thousands of runs at once and reads no timings; ``result`` reads them again and
+    checks them against the signed digest."""
     result_path: Path | None
     """The result file in the artifacts directory; None when it is not there."""
     result_bytes: bytes | None = field(repr=False)
@@ -113,8 +121,18 @@ class VerifiedRun:
                 f"{self.path}: the result file {self.statement.result_subject.name} is not in "
                 "the artifacts directory; fetch it from the results store (board.toml) first"
             )
-        run = join(orjson.loads(self.result_bytes), orjson.loads(self.timings_raw))
+        run = join(orjson.loads(self.result_bytes), orjson.loads(self._timings_raw()))
         return Result.from_bytes(orjson.dumps(run), source=str(self.result_path))
+
+    def _timings_raw(self) -> bytes:
+        """The timings file's bytes, read again: the very bytes verification checked, or
+        refused when the file changed since."""
+        raw = read_capped(self.timings_path, MAX_TIMINGS_BYTES, TimingsMissing)
+        if hashlib.sha256(raw).hexdigest() != self.statement.timings_subject.digest.sha256:
+            raise TimingsDigestMismatch(
+                f"{self.timings_path}: changed since it was verified; verify the run again"
+            )
+        return raw
 
 
 def verify(
@@ -166,7 +184,6 @@ def verify(
         checked_scores=subjects.scores,
         scores_raw=None if subjects.scores is not None else subjects.scores_raw,
         scores_path=subjects.scores_path,
-        timings_raw=subjects.timings_raw,
         timings_path=subjects.timings_path,
         result_path=subjects.result_path,
         result_bytes=subjects.result_bytes,

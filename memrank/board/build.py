@@ -221,6 +221,7 @@ def _track(
             overall=overall,
             ranking_column=ranking.title if ranking else None,
             rows=tuple(rows[i] for i in order),
+            usage=any(row.tokens is not None or row.cost_usd is not None for row in rows),
         ),
         evaluations=evaluations,
         notes=notes,

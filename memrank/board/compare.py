@@ -112,8 +112,8 @@ def evaluation_page(
         forest_narrow_path=urls.evaluation_file(track, column.evaluation, "forest-narrow.svg"),
         matrix_narrow_path=urls.evaluation_file(track, column.evaluation, "matrix-narrow.svg"),
         data_path=urls.evaluation_file(track, column.evaluation, "compare.json"),
-        differences=tuple(tuple(float(reading.differences[a, b]) for b in keep) for a in keep),
-        p_values=tuple(tuple(_p(reading.p_values[a, b]) for b in keep) for a in keep),
+        pair_differences=_pairs_of(reading.differences, keep),
+        pair_p_values=_pairs_of(reading.p_values, keep),
     )
 
 
@@ -128,16 +128,20 @@ def shown_in(
     page = urls.evaluation(track, reading.column.evaluation)
     higher = reading.column.direction is Direction.HIGHER
     # The ranked runs best first (then by link), once: every run page lists its others in it.
-    standing = sorted(
-        range(len(reading.ranked)),
-        key=lambda m: (_signed_value(reading, m, higher), links[reading.ranked[m]].path),
+    standing = np.array(
+        sorted(
+            range(len(reading.ranked)),
+            key=lambda m: (_signed_value(reading, m, higher), links[reading.ranked[m]].path),
+        ),
+        dtype=np.intp,
     )
+    slots = {index: k for k, index in enumerate(reading.ranked)}
     shown = {}
     for index, run in enumerate(reading.runs):
         cell = cells[reading.positions[index]]
         assert cell is not None  # every run of a reading has its cell
         comparisons, more_better, more_worse, more_tied = _comparisons(
-            reading, index, links, standing
+            reading, slots.get(index), links, standing
         )
         shown[run.artifact_id] = Shown(
             cell=cell,
@@ -185,14 +189,13 @@ def _why_none(headline: Headline | None, measure: str) -> str:
 
 
 def _comparisons(
-    reading: ColumnReading, index: int, links: Sequence[RunLink], standing: Sequence[int]
+    reading: ColumnReading, k: int | None, links: Sequence[RunLink], standing: np.ndarray
 ) -> tuple[tuple[Comparison, ...], int, int, int]:
-    """What the run page of ``reading.runs[index]`` lists against the others (see ``_nearest``).
-    Listing every other run on every run page would grow the site with the square of the runs;
-    the evaluation page's compare-two and matrix hold every pair."""
-    if index not in reading.ranked:
+    """What the run page of the ``k``-th ranked run (None: a run not ranked) lists against the
+    others (see ``_nearest``). Listing every other run on every run page would grow the site
+    with the square of the runs; the evaluation page's compare-two and matrix hold every pair."""
+    if k is None:
         return (), 0, 0, 0
-    k = reading.ranked.index(index)  # at most a few hundred runs per column
     higher = reading.column.direction is Direction.HIGHER
     differences, p_values = reading.differences[k], reading.p_values[k]
     with np.errstate(invalid="ignore"):  # NaN p (nothing to test) is never separated
@@ -213,21 +216,24 @@ def _comparisons(
 
 
 def _nearest(
-    standing: Sequence[int], k: int, separated: np.ndarray, better_side: np.ndarray
+    standing: np.ndarray, k: int, separated: np.ndarray, better_side: np.ndarray
 ) -> tuple[list[int], int, int, int]:
     """Of the runs in ``standing`` (best first) other than ``k``: the ``NEAREST`` ties nearest
     to ``k`` in standing and the ``NEAREST`` separated ones on each side, in order; and how many
-    better, worse and tied ones are left out."""
-    apart, above = separated.tolist(), better_side.tolist()  # Python bools: read per element
-    place = {m: at for at, m in enumerate(standing)}
-    others = [m for m in standing if m != k]
-    better = [m for m in others if apart[m] and above[m]]
-    worse = [m for m in others if apart[m] and not above[m]]
-    tied = sorted((m for m in others if not apart[m]), key=lambda m: abs(place[m] - place[k]))
-    kept = set(better[-NEAREST:] + worse[:NEAREST] + tied[:NEAREST])
-    listed = [m for m in others if m in kept]
+    better, worse and tied ones are left out. Array operations: every run of a column of a
+    thousand runs asks this of the other 999."""
+    own = int(np.flatnonzero(standing == k)[0])
+    at = np.flatnonzero(standing != k)  # the others' places in standing
+    others = standing[at]
+    apart, above = separated[others], better_side[others]
+    better, worse = np.flatnonzero(apart & above), np.flatnonzero(apart & ~above)
+    tied = np.flatnonzero(~apart)
+    tied = tied[np.argsort(np.abs(at[tied] - own), kind="stable")]  # nearest first
+    kept = np.zeros(len(others), dtype=bool)
+    for chosen in (better[max(0, len(better) - NEAREST) :], worse[:NEAREST], tied[:NEAREST]):
+        kept[chosen] = True
     return (
-        listed,
+        others[kept].tolist(),
         max(0, len(better) - NEAREST),
         max(0, len(worse) - NEAREST),
         max(0, len(tied) - NEAREST),
@@ -238,6 +244,11 @@ def _value(reading: ColumnReading, m: int) -> float:
     value = reading.headlines[reading.ranked[m]].value.value
     assert value is not None  # a ranked run decided at least one task
     return value
+
+
+def _pairs_of(matrix: np.ndarray, keep: Sequence[int]) -> bytes:
+    """The rows and columns ``keep`` of a pair matrix, in that order, as float64 bytes."""
+    return np.ascontiguousarray(matrix[np.ix_(keep, keep)], dtype=np.float64).tobytes()
 
 
 def _p(value: float) -> float | None:

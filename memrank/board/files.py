@@ -12,8 +12,11 @@ import csv
 import hashlib
 import io
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 from xml.sax.saxutils import escape
+
+import numpy as np
 
 from memrank.board import urls
 from memrank.board.changelog import feed
@@ -61,10 +64,7 @@ def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
                 page.forest_narrow_path: forest(page, narrow=True),
                 page.matrix_narrow_path: matrix(page, narrow=True),
                 page.data_path: _json(_compare_json(page), indent=False),
-                **{
-                    _pairs_path(page, k): _json(_pairs_json(page, k), indent=False)
-                    for k in range(len(page.rows) - 1)
-                },
+                **_pairs_files(page),
             }
         ),
     )
@@ -163,7 +163,7 @@ def _track_json(track: Track) -> dict[str, Any]:
 
 def _compare_json(page: EvaluationPage) -> dict[str, Any]:
     """What the compare-two picker reads first: each ranked run; the picker then reads the
-    pairs of the better-placed of the two from ``pairs/<k>.json`` (``_pairs_json``)."""
+    pairs of the better-placed of the two from ``pairs/<k>.json`` (``_pairs_files``)."""
     return {
         "evaluation": page.column.evaluation,
         "measure": page.column.measure,
@@ -185,15 +185,29 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
     }
 
 
-def _pairs_json(page: EvaluationPage, k: int) -> dict[str, Any]:
-    """Run ``k`` against each later run j (in rank order): the difference, j minus k, over the
-    tasks both decided (four decimals), and p (three significant digits, so a small p is never
-    rounded to 0). The pair the other way round is the same p and the opposite difference."""
-    differences, p_values = page.differences[k][k + 1 :], page.p_values[k][k + 1 :]
-    return {
-        "difference": [round(d, 4) for d in differences],
-        "p": [None if p is None else float(f"{p:.3g}") for p in p_values],
-    }
+def _pairs_files(page: EvaluationPage) -> dict[str, bytes]:
+    """``pairs/<k>.json`` for each ranked run k but the last: k against each later run j (in
+    rank order), the difference, j minus k, over the tasks both decided (four decimals), and p
+    (three significant digits, so a small p is never rounded to 0). The pair the other way
+    round is the same p and the opposite difference."""
+    later = np.triu_indices(len(page.rows), 1)  # row by row: k's pairs are a run of them
+    differences = _each(page.differences[later], lambda d: round(d, 4))
+    p_values = _each(page.p_values[later], lambda p: None if p != p else float(f"{p:.3g}"))
+    files, at = {}, 0
+    for k in range(len(page.rows) - 1):
+        after = slice(at, at + len(page.rows) - 1 - k)
+        at = after.stop
+        data = {"difference": differences[after], "p": p_values[after]}
+        files[_pairs_path(page, k)] = _json(data, indent=False)
+    return files
+
+
+def _each(values: np.ndarray, rounded: Callable[[float], Any]) -> list[Any]:
+    """``rounded`` of each value, worked out once per distinct value (by its bits): a column's
+    pairs repeat few values (sums of 0/1 over the same tasks), and there are a million."""
+    distinct, where = np.unique(values.view(np.int64), return_inverse=True)
+    table = [rounded(value) for value in distinct.view(np.float64).tolist()]
+    return [table[i] for i in where.tolist()]
 
 
 def _text(value: str | None) -> str:

@@ -7,6 +7,7 @@ links relative to the page they are on.
 
 from __future__ import annotations
 
+import numpy as np
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict
 
@@ -126,6 +127,10 @@ class Track(BaseModel):
     """The title of the column the rank comes from."""
     rows: tuple[Row, ...]
     """Best rank first."""
+    usage: bool
+    """Whether any row's run called an answer model or a judge (tokens or cost recorded):
+    only then does the table show those columns. A field, not worked out from ``rows``:
+    every row of the table asks it."""
 
     @property
     def ranking_index(self) -> int | None:
@@ -142,12 +147,6 @@ class Track(BaseModel):
     def controls(self) -> tuple[Row, ...]:
         """The control arms' rows, shown apart from the systems, best rank first."""
         return tuple(row for row in self.rows if row.control)
-
-    @property
-    def usage(self) -> bool:
-        """Whether any row's run called an answer model or a judge (tokens or cost recorded):
-        only then does the table show those columns."""
-        return any(row.tokens is not None or row.cost_usd is not None for row in self.rows)
 
 
 class Undecided(BaseModel):
@@ -249,7 +248,11 @@ class RunPage(BaseModel):
 class EvaluationPage(BaseModel):
     """One column of a track on its own page: per category, plots, and compare-two."""
 
-    model_config = _FROZEN
+    # The pair matrices are raw float64 bytes (base64 in JSON): a column of 1,000 runs has a
+    # million pairs, too many to hold, validate and serialise one Python float at a time.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", ser_json_bytes="base64", val_json_bytes="base64"
+    )
     path: str
     track: str
     column: Column
@@ -273,11 +276,25 @@ class EvaluationPage(BaseModel):
     """The significance matrix drawn for a phone."""
     data_path: str
     """The small JSON the compare-two picker reads: names, means, differences, p values."""
-    differences: tuple[tuple[float, ...], ...]
-    """[i][j]: row j's mean minus row i's, over the tasks both decided."""
-    p_values: tuple[tuple[float | None, ...], ...]
-    """[i][j]: the two-sided p of the paired clustered test of rows i and j; None on the
-    diagonal and where no test is possible."""
+    pair_differences: bytes
+    """``differences`` as float64 bytes, row by row."""
+    pair_p_values: bytes
+    """``p_values`` as float64 bytes, row by row."""
+
+    @property
+    def differences(self) -> np.ndarray:
+        """[i, j]: row j's mean minus row i's, over the tasks both decided."""
+        return _square(self.pair_differences, len(self.rows))
+
+    @property
+    def p_values(self) -> np.ndarray:
+        """[i, j]: the two-sided p of the paired clustered test of rows i and j; NaN on the
+        diagonal and where no test is possible."""
+        return _square(self.pair_p_values, len(self.rows))
+
+
+def _square(raw: bytes, n: int) -> np.ndarray:
+    return np.frombuffer(raw, dtype=np.float64).reshape(n, n)
 
 
 class DocPage(BaseModel):

@@ -29,7 +29,7 @@ from memrank.stats import (
     RankRange,
     cluster_codes,
     mean_intervals,
-    pairwise_p_values,
+    pairwise_tests,
     tie_aware_ranks,
 )
 
@@ -264,24 +264,12 @@ def _pairs(
     rows = len(digests)
 
     def made() -> bytes:
-        p_values = pairwise_p_values(matrix, clusters, binary=binary) if rows else np.ones((0, 0))
-        return p_values.astype(np.float64).tobytes() + _differences(matrix).tobytes()
+        pairs = pairwise_tests(matrix, clusters, binary=binary)
+        return pairs.p_values.astype(np.float64).tobytes() + pairs.differences.tobytes()
 
     found = memo.through(lambda: ("pairs", measure, str(binary), *digests), made)
     both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)
     return both[0].copy(), both[1].copy()
-
-
-def _differences(matrix: np.ndarray) -> np.ndarray:
-    """Mean of column minus row over the tasks both decided, every two rows."""
-    valid = ~np.isnan(matrix)
-    filled = np.where(valid, matrix, 0.0)
-    both = valid.astype(float) @ valid.T.astype(float)
-    # sum over shared tasks of x_j - x_i = filled_j . valid_i - filled_i . valid_j
-    cross = filled @ valid.T.astype(float)  # [j, i] = sum over tasks i decided of x_j
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out: np.ndarray = np.nan_to_num((cross.T - cross) / both, nan=0.0)
-    return out
 
 
 def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape
 
+import numpy as np
+
 from memrank.board.config import Direction
 from memrank.board.model import EvaluationPage
 from memrank.board.text import plain, short
@@ -185,18 +187,19 @@ def matrix(page: EvaluationPage, *, narrow: bool = False) -> bytes:
         caption = f"Rows and columns: systems 1 to {n} in rank order, as listed on the page."
         width = max(left + cell * n + 20, _width(caption))
     height = top + cell * n + 40
-    higher = page.column.direction is Direction.HIGHER
-    paths: dict[str, list[str]] = {"better": [], "worse": [], "tie": [], "self": []}
-    for i in range(n):
-        # Columns are in rank order, so a row's verdicts come in a few runs: one rectangle
-        # per run keeps the file near one segment per row, not one per pair.
-        kinds = [_verdict(page, i, j, higher) for j in range(n)]
-        start = 0
-        for j in range(1, n + 1):
-            if j == n or kinds[j] != kinds[start]:
-                x, y, w = left + start * cell, top + i * cell, (j - start) * cell
-                paths[kinds[start]].append(f"M{x:.1f} {y:.1f}h{w:.1f}v{cell:.1f}h-{w:.1f}z")
-                start = j
+    paths: dict[str, list[str]] = {kind: [] for kind in _KINDS}
+    kinds = _verdicts(page)
+    # Columns are in rank order, so a row's verdicts come in a few runs: one rectangle per run
+    # keeps the file near one segment per row, not one per pair.
+    changes = np.ones((n, n + 1), dtype=bool)
+    changes[:, 1:n] = kinds[:, 1:] != kinds[:, :-1]
+    rows, starts = np.nonzero(changes[:, :n])
+    ends = np.nonzero(changes[:, 1:])[1] + 1  # row by row, in the same order as the starts
+    for i, start, end, kind in zip(
+        rows.tolist(), starts.tolist(), ends.tolist(), kinds[rows, starts].tolist(), strict=True
+    ):
+        x, y, w = left + start * cell, top + i * cell, (end - start) * cell
+        paths[_KINDS[kind]].append(f"M{x:.1f} {y:.1f}h{w:.1f}v{cell:.1f}h-{w:.1f}z")
     column = page.column
     lines = _open(
         width,
@@ -221,12 +224,18 @@ def matrix(page: EvaluationPage, *, narrow: bool = False) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def _verdict(page: EvaluationPage, i: int, j: int, higher: bool) -> str:
-    """Row ``i`` against column ``j``: self, better, worse or tie."""
-    if i == j:
-        return "self"
-    p, difference = page.p_values[i][j], page.differences[i][j]
-    if p is None or p >= LEVEL or difference == 0:
-        return "tie"
-    # differences[i][j] is row j minus row i: a better j leaves row i worse.
-    return "worse" if (difference > 0) == higher else "better"
+_KINDS = ("better", "worse", "tie", "self")
+"""The verdicts of a pair, in the order the matrix draws them (indices of ``_verdicts``)."""
+
+
+def _verdicts(page: EvaluationPage) -> np.ndarray:
+    """Row i against column j as an index into ``_KINDS``: self, better, worse or tie."""
+    p, difference = page.p_values, page.differences
+    higher = page.column.direction is Direction.HIGHER
+    with np.errstate(invalid="ignore"):  # NaN p (no test possible) separates nothing
+        separated = (p < LEVEL) & (difference != 0)
+    # differences[i, j] is row j minus row i: a better j leaves row i worse.
+    worse = (difference > 0) == higher
+    kinds = np.where(separated, np.where(worse, 1, 0), 2)
+    np.fill_diagonal(kinds, 3)
+    return kinds

@@ -15,10 +15,10 @@ from memrank.stats.clustered import (
     mean_interval,
     mean_intervals,
     paired_reading,
-    pairwise_p_values,
 )
 from memrank.stats.kernels import EXACT_MAX_CLUSTERS
 from memrank.stats.mcnemar import mcnemar_exact
+from memrank.stats.pairwise import PairMatrices, pairwise_p_values, pairwise_tests
 from memrank.stats.ranks import RankRange, tie_aware_ranks, wins
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "Bounds",
     "ClusteredReading",
     "MeanInterval",
+    "PairMatrices",
     "RankRange",
     "cluster_codes",
     "mcnemar_exact",
@@ -35,6 +36,7 @@ __all__ = [
     "mean_intervals",
     "paired_reading",
     "pairwise_p_values",
+    "pairwise_tests",
     "tie_aware_ranks",
     "wins",
 ]

@@ -8,7 +8,7 @@ without one is its own, see ``cluster_codes``). The test is chosen by the measur
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from pydantic import BaseModel
@@ -24,20 +24,18 @@ __all__ = [
     "LEVEL",
     "ClusteredReading",
     "MeanInterval",
+    "check_binary",
+    "checked_codes",
     "cluster_codes",
     "mean_interval",
     "mean_intervals",
     "paired_reading",
-    "pairwise_p_values",
 ]
 
 LEVEL = 0.05
 """The significance level of ranks; the intervals are the matching 95%."""
 FEW_CLUSTERS = 30
 """Below this many clusters a reading carries a caution: the evidence is that many units."""
-_CELLS_PER_CHUNK = 2_000_000
-"""Pair x task (or pair x cluster) cells held at a time by ``pairwise_p_values``: memory stays
-bounded however many runs and tasks."""
 _BINARY_NAMES = (kernels.EXACT_MCNEMAR, kernels.SIGN_FLIP, kernels.CLUSTERED_MCNEMAR)
 
 
@@ -129,12 +127,7 @@ def paired_reading(
     sums = np.bincount(codes, weights=difference, minlength=groups)[None, :]
     counts = np.bincount(codes, minlength=groups)[None, :]
     interval = cr2(sums, counts)
-    if binary:
-        p = binary_p(
-            sums, counts, np.array([(difference < 0).sum()]), np.array([(difference > 0).sum()])
-        )
-    else:
-        p = continuous_p(interval)
+    p = binary_p(sums, counts) if binary else continuous_p(interval)
     n_clusters = int(interval.clusters[0])
     return ClusteredReading(
         method=_method_name(binary, counts),
@@ -172,7 +165,7 @@ def mean_intervals(
     values = np.asarray(matrix, dtype=float)
     if values.ndim != 2:
         raise UsageError(f"mean_intervals needs a runs x tasks matrix; got shape {values.shape}")
-    codes = _codes(clusters, values.shape[1])
+    codes = checked_codes(clusters, values.shape[1])
     valid = ~np.isnan(values)
     # Per-cluster sums and counts of every row by one product with the task -> cluster indicator.
     member = np.zeros((len(codes), int(codes.max()) + 1 if len(codes) else 0))
@@ -197,87 +190,6 @@ def mean_intervals(
     ]
 
 
-def pairwise_p_values(
-    matrix: np.ndarray, clusters: np.ndarray | Sequence[int], *, binary: bool
-) -> np.ndarray:
-    """Every pair of rows (runs) compared on the columns (tasks) both valued: an R x R matrix of
-    two-sided p, symmetric, NaN on the diagonal and where no test is possible.
-
-    The same kernels as ``paired_reading``, so ``p[i, j]`` is the p of
-    ``paired_reading(matrix[i], matrix[j], clusters, binary=binary)``.
-    """
-    values = np.asarray(matrix, dtype=float)
-    if values.ndim != 2:
-        raise UsageError(f"pairwise_p_values needs a runs x tasks matrix; got shape {values.shape}")
-    rows, tasks = values.shape
-    codes = _codes(clusters, tasks)
-    if binary:
-        _check_binary(values)
-    p = np.full((rows, rows), np.nan)
-    if rows < 2 or tasks == 0:
-        return p
-    valid = ~np.isnan(values)
-    filled = np.where(valid, values, 0.0)
-    pieces = _by_cluster if rows * rows * len(np.unique(codes)) <= _CELLS_PER_CHUNK else _by_pair
-    for i, j, sums, counts, only_a, only_b in pieces(filled, valid, codes):
-        if binary:
-            chunk = binary_p(sums, counts, only_a, only_b)
-            chunk = np.where(counts.sum(axis=1) > 0, chunk, np.nan)
-        else:
-            chunk = continuous_p(cr2(sums, counts))
-        p[i, j] = chunk
-        p[j, i] = chunk
-    return p
-
-
-_Pieces = Iterator[tuple[np.ndarray, ...]]
-
-
-def _by_cluster(filled: np.ndarray, valid: np.ndarray, codes: np.ndarray) -> _Pieces:
-    """Every pair at once, from products of row blocks per cluster: few clusters, any rows.
-
-    For rows i and j and cluster g, the sum of (x_j - x_i) over the tasks both valued is
-    sum x_j v_i - sum x_i v_j, an entry of V_g X_g^T minus its transpose (x is 0 where absent).
-    """
-    rows = len(filled)
-    clusters = np.unique(codes)
-    sums = np.empty((rows, rows, len(clusters)))
-    counts = np.empty((rows, rows, len(clusters)))
-    only_a, only_b = np.zeros((rows, rows)), np.zeros((rows, rows))
-    for position, cluster in enumerate(clusters):
-        x, v = filled[:, codes == cluster], valid[:, codes == cluster].astype(float)
-        held = v @ x.T  # [i, j]: sum of x_j over tasks i valued
-        sums[:, :, position] = held - held.T
-        counts[:, :, position] = v @ v.T
-        both_one = x @ x.T
-        only_b += held - both_one  # j is 1 where i is 0 (binary columns)
-        only_a += held.T - both_one
-    i, j = np.triu_indices(rows, 1)
-    yield i, j, sums[i, j], np.rint(counts[i, j]).astype(np.int64), only_a[i, j], only_b[i, j]
-
-
-def _by_pair(filled: np.ndarray, valid: np.ndarray, codes: np.ndarray) -> _Pieces:
-    """Pairs in chunks, each pair's differences summed per cluster: for many clusters (up to one
-    per task), where a rows x rows x clusters block would not fit."""
-    order = np.argsort(codes, kind="stable")  # each cluster's tasks side by side, for reduceat
-    filled, valid = filled[:, order], valid[:, order]
-    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
-    first, second = np.triu_indices(len(filled), 1)
-    step = max(1, _CELLS_PER_CHUNK // filled.shape[1])
-    for start in range(0, len(first), step):
-        i, j = first[start : start + step], second[start : start + step]
-        both = valid[i] & valid[j]
-        difference = (filled[j] - filled[i]) * both
-        yield (
-            i,
-            j,
-            np.add.reduceat(difference, starts, axis=1),
-            np.add.reduceat(both.astype(np.int64), starts, axis=1),
-            (difference < 0).sum(axis=1),
-            (difference > 0).sum(axis=1),
-        )
-
-
 def _aligned(
     a: np.ndarray | Sequence[float],
     b: np.ndarray | Sequence[float],
@@ -290,13 +202,14 @@ def _aligned(
         raise UsageError(
             f"a paired reading needs two aligned columns; got shapes {x.shape} and {y.shape}"
         )
-    codes = _codes(clusters, len(x))
+    codes = checked_codes(clusters, len(x))
     if binary:
-        _check_binary(np.concatenate([x, y]))
+        check_binary(np.concatenate([x, y]))
     return x, y, codes
 
 
-def _codes(clusters: np.ndarray | Sequence[int], tasks: int) -> np.ndarray:
+def checked_codes(clusters: np.ndarray | Sequence[int], tasks: int) -> np.ndarray:
+    """``clusters`` as an index array, one non-negative cluster index per task, or UsageError."""
     codes = np.asarray(clusters)
     if codes.shape != (tasks,) or (tasks and not np.issubdtype(codes.dtype, np.integer)):
         raise UsageError(
@@ -308,7 +221,8 @@ def _codes(clusters: np.ndarray | Sequence[int], tasks: int) -> np.ndarray:
     return codes.astype(np.intp)
 
 
-def _check_binary(values: np.ndarray) -> None:
+def check_binary(values: np.ndarray) -> None:
+    """UsageError unless every value present is 0 or 1."""
     held = values[~np.isnan(values)]
     odd = held[(held != 0) & (held != 1)]
     if len(odd):

@@ -40,8 +40,9 @@ __all__ = [
 EXACT_MAX_CLUSTERS = 16
 """Up to this many clusters the binary test enumerates all 2^G sign patterns (at most 32,768
 after the symmetry halving); beyond it the chi-square reference is accurate."""
-_CELLS_PER_CHUNK = 4_000_000
-"""Pattern x pair products evaluated at a time, so memory stays bounded for a whole board."""
+_ROWS_PER_CHUNK = 16_384
+"""Rows the sign-flip test walks its patterns over at a time: a few arrays of one integer per
+row, small enough to stay in the processor's cache over all the patterns."""
 
 EXACT_MCNEMAR = "McNemar exact test"
 SIGN_FLIP = "exact cluster sign-flip test"
@@ -102,15 +103,16 @@ def binary_method(counts: np.ndarray) -> np.ndarray:
     return np.where(singletons, 0, np.where(clusters <= EXACT_MAX_CLUSTERS, 1, 2))
 
 
-def binary_p(
-    sums: np.ndarray, counts: np.ndarray, only_a: np.ndarray, only_b: np.ndarray
-) -> np.ndarray:
+def binary_p(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Two-sided p per row for a binary measure, by the test ``binary_method`` picks."""
     sums, counts = np.atleast_2d(sums).astype(float), np.atleast_2d(counts)
     method = binary_method(counts)
     p = np.ones(len(sums))
     exact = method == 0
-    p[exact] = mcnemar_exact_many(np.asarray(only_a)[exact], np.asarray(only_b)[exact])
+    # Every cluster of such a row holds at most one paired task, so each sum is one task's
+    # difference (-1, 0 or 1): the discordant counts are the negative and positive sums.
+    singles = sums[exact]
+    p[exact] = mcnemar_exact_many((singles < 0).sum(axis=1), (singles > 0).sum(axis=1))
     flip = method == 1
     p[flip] = _sign_flip_p(sums[flip])
     chi = method == 2
@@ -126,7 +128,10 @@ def _sign_flip_p(sums: np.ndarray) -> np.ndarray:
     """The exact randomisation p of |sum S| over all sign swaps of the clusters, per row.
 
     A cluster whose sum is 0 is the same under either sign, so only the non-zero sums are
-    enumerated; fixing the first sign halves the patterns (|x| = |-x|).
+    enumerated; fixing the first sign halves the patterns (|x| = |-x|). The sums are of 0/+-1
+    differences, so integers: the patterns are walked in Gray-code order, each one step from
+    the last (one cluster's sign swapped), so a pattern costs a few passes over one integer
+    per row, not a product with the clusters.
     """
     p = np.ones(len(sums))
     if not len(sums):
@@ -136,16 +141,26 @@ def _sign_flip_p(sums: np.ndarray) -> np.ndarray:
         return p
     # move each row's non-zero sums to the front (zeros only pad, they never change a sum)
     order = np.argsort(sums == 0, axis=1, kind="stable")[:, :width]
-    packed = np.take_along_axis(sums, order, axis=1)
-    patterns = 1 - 2 * ((np.arange(2 ** (width - 1))[:, None] >> np.arange(width - 1)) & 1)
-    signs = np.hstack([np.ones((len(patterns), 1)), patterns]).astype(float)
+    packed = np.rint(np.take_along_axis(sums, order, axis=1)).astype(np.int64)
     observed = np.abs(packed.sum(axis=1))
-    # sums are of 0/+-1 differences, so they are integers: compare with a margin far below 1
-    tolerance = 1e-9 * np.maximum(1.0, observed)
-    step = max(1, _CELLS_PER_CHUNK // len(signs))
-    for start in range(0, len(packed), step):
-        chunk = slice(start, start + step)
-        swapped = np.abs(packed[chunk] @ signs.T)
-        at_least = (swapped >= (observed[chunk] - tolerance[chunk])[:, None]).sum(axis=1)
-        p[chunk] = at_least / len(signs)
+    patterns = 2 ** (width - 1)
+    # int32 holds any total (at most the tasks); a count of patterns fits 16 bits (at most 2^15)
+    kind = np.int32 if np.abs(packed).sum(axis=1).max() < 2**30 else np.int64
+    for start in range(0, len(packed), _ROWS_PER_CHUNK):
+        rows = slice(start, start + _ROWS_PER_CHUNK)
+        doubled = np.ascontiguousarray(2 * packed[rows].T, dtype=kind)
+        total = packed[rows].sum(axis=1).astype(kind)  # every sign +
+        least = observed[rows].astype(kind)
+        at_least = np.zeros(len(total), dtype=np.uint16)
+        magnitude, reached = np.empty_like(total), np.empty(len(total), dtype=bool)
+        swapped = [False] * width
+        for k in range(patterns):
+            if k:  # pattern k differs from k - 1 in cluster 1 + (trailing zeros of k) alone
+                g = (k & -k).bit_length()
+                (np.add if swapped[g] else np.subtract)(total, doubled[g], out=total)
+                swapped[g] = not swapped[g]
+            np.abs(total, out=magnitude)
+            np.greater_equal(magnitude, least, out=reached)
+            np.add(at_least, reached, out=at_least, casting="unsafe")
+        p[rows] = at_least / patterns
     return p

@@ -61,6 +61,17 @@ def edited(attested: Attested, change: Callable[[dict[str, Any]], None]) -> byte
     return canonical_bytes(statement)
 
 
+def test_a_timings_file_changed_after_verifying_is_refused_not_read(
+    store: Store, attested: Attested
+) -> None:
+    # a verified run keeps no timings bytes (a board holds thousands of runs): its result
+    # reads the file again, and only the bytes the statement signs
+    run = verify(attested.envelope, store.trust)
+    run.timings_path.write_bytes(run.timings_path.read_bytes() + b" ")
+    with pytest.raises(TimingsDigestMismatch, match="changed since it was verified"):
+        _ = run.result
+
+
 def test_round_trip_verifies_as_reproducible_evidence(
     store: Store, attested: Attested, wheel_run: Result
 ) -> None:

@@ -177,7 +177,7 @@ def test_every_run_is_compared_with_the_other_runs_of_its_column(board: Board) -
         "NoContextAdapter",
     ]
     # [i][j] is row j minus row i; the matrix is the one the comparisons read.
-    assert notes_page.differences[0] == (0.0, 0.0, -1.0)
+    assert notes_page.differences[0].tolist() == [0.0, 0.0, -1.0]
     assert notes_page.p_values[0][1] == 1.0 and notes_page.p_values[0][2] < 0.05
 
 
@@ -315,7 +315,7 @@ def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs() -> None:
     separated = np.array([v not in ("tie", "self") for v in verdicts])
     better_side = np.array([v == "better" for v in verdicts])
     listed, more_better, more_worse, more_tied = _nearest(
-        range(len(verdicts)), 26, separated, better_side
+        np.arange(len(verdicts)), 26, separated, better_side
     )
     assert [verdicts[m] for m in listed] == ["better"] * NEAREST + ["tie"] * 3 + ["worse"] * NEAREST
     assert listed[0] == 25 - NEAREST and listed[-1] == 29 + NEAREST - 1
@@ -330,7 +330,7 @@ def test_a_run_page_lists_only_the_nearest_ties_however_many_there_are() -> None
     # 500 runs that no test separates: the page of run 100 lists the NEAREST around it
     separated = np.zeros(500, dtype=bool)
     listed, more_better, more_worse, more_tied = _nearest(
-        range(500), 100, separated, np.zeros(500, dtype=bool)
+        np.arange(500), 100, separated, np.zeros(500, dtype=bool)
     )
     assert len(listed) == NEAREST and all(abs(m - 100) <= NEAREST // 2 + 1 for m in listed)
     assert (more_better, more_worse, more_tied) == (0, 0, 499 - NEAREST)

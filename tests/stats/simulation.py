@@ -95,7 +95,7 @@ def simulate(clusters: int, icc: float, replications: int, *, resamples: int, se
     counts = np.tile(sizes, (replications, 1))
     only_a = np.array([draw[2] for draw in binary])
     only_b = np.array([draw[3] for draw in binary])
-    new_p = binary_p(sums, counts, only_a, only_b)
+    new_p = binary_p(sums, counts)
     old_p = mcnemar_exact_many(only_a, only_b)
     cluster_of = np.repeat(np.arange(clusters), sizes)
     continuous_sums = np.vstack(

@@ -19,6 +19,7 @@ from memrank.stats import (
     mean_interval,
     paired_reading,
     pairwise_p_values,
+    pairwise_tests,
 )
 from memrank.stats._dist import chi2_1_sf, t_quantile, t_two_sided_p
 from memrank.stats.mcnemar import mcnemar_exact_many
@@ -169,11 +170,15 @@ def test_the_pairwise_matrix_is_the_readings_of_every_pair() -> None:
     matrix = (rng.random((6, 200)) < rng.uniform(0.2, 0.8, (6, 1))).astype(float)
     matrix[2, :30] = np.nan
     for binary in (True, False):
-        p = pairwise_p_values(matrix, codes, binary=binary)
+        pairs = pairwise_tests(matrix, codes, binary=binary)
+        p, differences = pairs.p_values, pairs.differences
+        assert np.array_equal(p, pairwise_p_values(matrix, codes, binary=binary), equal_nan=True)
         assert np.isnan(np.diag(p)).all() and np.array_equal(p, p.T, equal_nan=True)
+        assert np.array_equal(differences, -differences.T) and not np.diag(differences).any()
         for i, j in itertools.combinations(range(6), 2):
             reading = paired_reading(matrix[i], matrix[j], codes, binary=binary)
             assert p[i, j] == pytest.approx(reading.p_value, abs=1e-12)
+            assert differences[i, j] == pytest.approx(reading.difference, abs=1e-12)
 
 
 def test_a_declared_binary_measure_must_hold_zeros_and_ones() -> None:

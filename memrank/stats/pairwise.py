@@ -1,0 +1,117 @@
+"""Every pair of a board column's runs read at once: the p of the paired test and the mean
+difference, as two runs x runs matrices.
+
+The tests (``kernels``) need, per pair, the per-cluster sums of the paired differences and the
+per-cluster counts of paired tasks. For two runs that each valued every task of a cluster, that
+sum is the difference of the two runs' cluster totals, so the totals are summed once per run
+and the part that grows with the square of the runs is a subtraction of small arrays. Only a
+run that left tasks without a value needs its tasks read against each other run's (a product
+per cluster), and only for its own rows and columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memrank.errors import UsageError
+from memrank.stats.clustered import check_binary, checked_codes
+from memrank.stats.kernels import binary_p, continuous_p, cr2
+
+__all__ = ["PairMatrices", "pairwise_p_values", "pairwise_tests"]
+
+_CELLS_PER_CHUNK = 2_000_000
+"""Pair x cluster cells held at a time (a few arrays of them): memory stays bounded however
+many runs and clusters."""
+
+
+@dataclass(frozen=True)
+class PairMatrices:
+    """Every two rows of a runs x tasks matrix, read over the tasks both valued."""
+
+    p_values: np.ndarray
+    """Two-sided p, symmetric; NaN on the diagonal and where no test is possible."""
+    differences: np.ndarray
+    """``[i, j]``: the mean of row j minus row i; 0 on the diagonal and where none paired."""
+
+
+def pairwise_p_values(
+    matrix: np.ndarray, clusters: np.ndarray | Sequence[int], *, binary: bool
+) -> np.ndarray:
+    """Every pair of rows (runs) compared on the columns (tasks) both valued: an R x R matrix of
+    two-sided p, symmetric, NaN on the diagonal and where no test is possible.
+
+    The same kernels as ``paired_reading``, so ``p[i, j]`` is the p of
+    ``paired_reading(matrix[i], matrix[j], clusters, binary=binary)``.
+    """
+    return pairwise_tests(matrix, clusters, binary=binary).p_values
+
+
+def pairwise_tests(
+    matrix: np.ndarray, clusters: np.ndarray | Sequence[int], *, binary: bool
+) -> PairMatrices:
+    """``pairwise_p_values`` and the mean difference of every pair, from one pass."""
+    values = np.asarray(matrix, dtype=float)
+    if values.ndim != 2:
+        raise UsageError(f"pairwise_p_values needs a runs x tasks matrix; got shape {values.shape}")
+    rows, tasks = values.shape
+    codes = checked_codes(clusters, tasks)
+    if binary:
+        check_binary(values)
+    p, differences = np.full((rows, rows), np.nan), np.zeros((rows, rows))
+    if rows < 2 or tasks == 0:
+        return PairMatrices(p, differences)
+    for i, j, sums, counts in _pair_sums(values, codes):
+        paired = counts.sum(axis=1)
+        if binary:
+            chunk = np.where(paired > 0, binary_p(sums, counts), np.nan)
+        else:
+            chunk = continuous_p(cr2(sums, counts))
+        mean = sums.sum(axis=1) / np.maximum(paired, 1)  # 0 where none paired
+        p[i, j] = chunk
+        p[j, i] = chunk
+        differences[i, j] = mean
+        differences[j, i] = 0.0 - mean  # not -mean: a tie reads 0.0 both ways, never -0.0
+    return PairMatrices(p, differences)
+
+
+def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
+    """Every pair i < j in chunks of rows i: (i, j, per-cluster sums of x_j - x_i over the tasks
+    both valued, per-cluster counts of those tasks), clusters in code order.
+
+    With v a task's 1/0 "valued" and x its value (0 where absent), the sum for cluster g is
+    sum v_i x_j - sum v_j x_i: the first term is j's cluster total where i valued all of g's
+    tasks, the second i's where j did, and the count is sum v_i v_j. Only the rows that left
+    a task unvalued take the products.
+    """
+    order = np.argsort(codes, kind="stable")  # each cluster's tasks side by side
+    valid = ~np.isnan(values[:, order])
+    filled = np.where(valid, values[:, order], 0.0)
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    spans = list(zip(starts.tolist(), [*starts[1:].tolist(), len(order)], strict=True))
+    totals = np.add.reduceat(filled, starts, axis=1)  # [r, g]: row r's sum over cluster g
+    counted = np.add.reduceat(valid.astype(np.int64), starts, axis=1)
+    gaps = np.flatnonzero(~valid.all(axis=1))  # rows that left some task unvalued
+    rows, clusters = len(values), len(starts)
+    step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
+    for first in range(0, rows - 1, step):
+        block = np.arange(first, min(first + step, rows - 1))
+        # [i, j, g] as if i valued every task: then v_i x_j sums to j's total and v_i v_j
+        # counts j's valued tasks; as if j did: v_j x_i sums to i's total.
+        theirs = np.repeat(totals[None], len(block), axis=0)
+        counts = np.repeat(counted[None], len(block), axis=0)
+        mine = np.repeat(totals[block][:, None], rows, axis=1)
+        gapped = np.flatnonzero(~valid[block].all(axis=1))
+        for g, (start, end) in enumerate(spans if len(gapped) or len(gaps) else ()):
+            x, v = filled[:, start:end], valid[:, start:end].astype(float)
+            if len(gapped):
+                ours = v[block[gapped]]
+                theirs[gapped, :, g] = ours @ x.T
+                counts[gapped, :, g] = np.rint(ours @ v.T).astype(np.int64)
+            if len(gaps):
+                mine[:, gaps, g] = x[block] @ v[gaps].T
+        later = np.arange(rows)[None, :] > block[:, None]
+        at, j = np.nonzero(later)
+        yield block[at], j, (theirs - mine)[later], counts[later]
