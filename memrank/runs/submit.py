@@ -65,9 +65,17 @@ def submit(request: Request) -> RunRecord:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_interruptible,
         )
     write_atomic(folder / PID, str(process.pid).encode())
     return record
+
+
+def _interruptible() -> None:
+    """The background run answers ``stop``'s SIGINT even when submit itself was started with
+    SIGINT ignored, as a script's background job (``cmd &``) is: an ignored SIGINT is
+    inherited, and Python then never turns it into KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stop(run_id: str) -> RunRecord:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -52,6 +53,12 @@ def locomo_file(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C reaches the child as it does a command typed at a terminal, even when the tests
+    themselves run with SIGINT ignored (started as a script's background job, ``cmd &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def memrank_process(*args: str, **more: object) -> subprocess.Popen[str]:
     """``memrank ARGS`` in a process of its own, as a user starts it."""
     return subprocess.Popen(
@@ -60,18 +67,25 @@ def memrank_process(*args: str, **more: object) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ),
+        preexec_fn=_as_from_a_terminal,
         **more,  # type: ignore[arg-type]
     )
 
 
-def memrank_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``memrank ARGS`` run to its end in a process of its own."""
+def memrank_cli(
+    *args: str, timeout: float = 120, ignoring_sigint: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``memrank ARGS`` run to its end in a process of its own (``ignoring_sigint``: started
+    as a script's background job is, with SIGINT ignored)."""
     return subprocess.run(
         [sys.executable, "-m", "memrank", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         env=dict(os.environ),
+        preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        if ignoring_sigint
+        else _as_from_a_terminal,
     )
 
 

@@ -14,8 +14,8 @@ from memrank.runs.registry import RunState, find
 from tests.runs.conftest import Gate, memrank_cli, memrank_here
 
 
-def _submitted(*args: str) -> str:
-    done = memrank_cli("submit", *args, timeout=60)
+def _submitted(*args: str, ignoring_sigint: bool = False) -> str:
+    done = memrank_cli("submit", *args, timeout=60, ignoring_sigint=ignoring_sigint)
     assert done.returncode == 0, done.stderr
     match = re.fullmatch(r"run (\S+)  \((.+)\)\ntrack: memrank watch \1\n", done.stdout)
     assert match, done.stdout
@@ -51,7 +51,9 @@ def test_submit_watch_ls_show(home: Path, tmp_path: Path) -> None:
 
 
 def test_kill_stops_a_running_submission(home: Path, gate: Gate, locomo_file: Path) -> None:
-    run_id = _submitted("bm25", "locomo")
+    # submitted as a script's background job is, with SIGINT ignored: kill still interrupts
+    # the run (its journal kept, its stop said in its log), never only SIGKILLs it
+    run_id = _submitted("bm25", "locomo", ignoring_sigint=True)
     journal = home / "runs" / run_id / "journal.jsonl"
     deadline = time.monotonic() + 120
     while not (journal.is_file() and b'\n{"trace":' in journal.read_bytes()):
@@ -66,6 +68,8 @@ def test_kill_stops_a_running_submission(home: Path, gate: Gate, locomo_file: Pa
     record = find(run_id)
     assert record.state is RunState.KILLED
     assert not (home / "runs" / run_id / "result.json").exists()
+    log = (home / "runs" / run_id / "log.txt").read_text()
+    assert f"interrupted: run {run_id} kept" in log, log
     again = memrank_here("kill", run_id)
     assert again.returncode == 2 and "killed, not running" in again.stderr
 
