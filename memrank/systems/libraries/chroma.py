@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.libraries._told import Told, embedder, require_extra, version_of
+from memrank.systems.libraries._told import Told, embedder, require_library, version_of
 
 __all__ = ["ChromaMemory"]
 
@@ -29,7 +29,7 @@ class ChromaMemory(Memory):
     name, version = "chroma", "1"
 
     def __init__(self) -> None:
-        require_extra("the chroma system", "chroma", ("chromadb",))
+        require_library("the chroma system", "chroma", ("chromadb",))
         import chromadb
         from chromadb.config import Settings
 

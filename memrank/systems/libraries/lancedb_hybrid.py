@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.libraries._told import Told, embedder, require_extra, scratch, version_of
+from memrank.systems.libraries._told import Told, embedder, require_library, scratch, version_of
 
 __all__ = ["LanceDBHybrid"]
 
@@ -30,7 +30,7 @@ class LanceDBHybrid(Memory):
     name, version = "lancedb-hybrid", "1"
 
     def __init__(self) -> None:
-        require_extra("the lancedb-hybrid system", "lancedb", ("lancedb", "pyarrow"))
+        require_library("the lancedb-hybrid system", "lancedb", ("lancedb", "pyarrow"))
         import lancedb
 
         self._db = lancedb.connect(scratch(self, "memrank-lancedb-"))

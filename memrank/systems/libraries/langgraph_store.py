@@ -14,7 +14,7 @@ from typing import Any
 
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.dense import DIMENSIONS
-from memrank.systems.libraries._told import Told, embedder, require_extra, version_of
+from memrank.systems.libraries._told import Told, embedder, require_library, version_of
 
 __all__ = ["LangGraphStore"]
 
@@ -25,7 +25,7 @@ class LangGraphStore(Memory):
     name, version = "langgraph-store", "1"
 
     def __init__(self) -> None:
-        require_extra("the langgraph-store system", "langgraph", ("langgraph",))
+        require_library("the langgraph-store system", "langgraph", ("langgraph",))
         self._embedder = embedder()
         self._told = Told()
         self._store: Any = None

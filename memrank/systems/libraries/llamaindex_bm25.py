@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.libraries._told import Told, require_extra, version_of
+from memrank.systems.libraries._told import Told, require_library, version_of
 
 __all__ = ["LlamaIndexBM25"]
 
@@ -25,7 +25,7 @@ class LlamaIndexBM25(Memory):
     name, version = "llamaindex-bm25", "1"
 
     def __init__(self) -> None:
-        require_extra(
+        require_library(
             "the llamaindex-bm25 system", "llamaindex", ("llama_index.retrievers.bm25", "bm25s")
         )
         self._told = Told()

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.dense import DIMENSIONS, MiniLM
-from memrank.systems.libraries._told import Told, embedder, require_extra, scratch, version_of
+from memrank.systems.libraries._told import Told, embedder, require_library, scratch, version_of
 
 __all__ = ["Mem0Verbatim"]
 
@@ -37,7 +37,7 @@ class Mem0Verbatim(Memory):
 
     def __init__(self, threshold: float = 0.0) -> None:
         os.environ["MEM0_TELEMETRY"] = "False"  # read when mem0 is first imported
-        require_extra("the mem0-verbatim system", "mem0", ("mem0", "qdrant_client"))
+        require_library("the mem0-verbatim system", "mem0", ("mem0", "qdrant_client"))
         directory = scratch(self, "memrank-mem0-")
         os.environ.setdefault("MEM0_DIR", directory)  # not the user's ~/.mem0
         from mem0 import Memory as Mem0Memory

@@ -14,7 +14,7 @@ from memrank.errors import MissingExtra
 from memrank.evaluations import locomo
 from memrank.runs.narrow import limited
 from memrank.system import Document, Memory
-from memrank.systems.libraries._told import require_extra
+from memrank.systems.libraries._told import require_library
 from tests.systems.libraries.conftest import EXTRAS
 
 NAMES = sorted(EXTRAS)
@@ -29,7 +29,7 @@ def test_the_catalog_names_each_library_system_with_its_extra() -> None:
 
 def test_a_missing_library_is_refused_naming_the_extra() -> None:
     with pytest.raises(MissingExtra, match=r"extra 'chroma' \(no_such_module not installed\)"):
-        require_extra("the chroma system", "chroma", ("no_such_module",))
+        require_library("the chroma system", "chroma", ("no_such_module",))
 
 
 @pytest.mark.parametrize("name", NAMES)
