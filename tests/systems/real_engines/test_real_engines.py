@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,14 +42,22 @@ TOLD = [
 ]
 
 
-def _saved(env: dict[str, str], system: str, evaluation: str, where: Path, *options: str) -> Path:
-    """`memrank run` as a user types it, with ``env``; the saved result file."""
+def _run_arguments(
+    system: str, evaluation: str, where: Path, options: Sequence[str]
+) -> tuple[list[str], Path]:
+    """`memrank run SYSTEM EVALUATION --save FILE --option ...` and FILE, in ``where``."""
     where.mkdir(parents=True, exist_ok=True)
     saved = where / f"{system}-{evaluation.replace(':', '-')}.json"
-    args = ["run", system, evaluation, "--save", str(saved)]
+    arguments = ["run", system, evaluation, "--save", str(saved)]
     for option in options:
-        args += ["--option", option]
-    done = CliRunner(env=env).invoke(main, args)
+        arguments += ["--option", option]
+    return arguments, saved
+
+
+def _saved(env: dict[str, str], system: str, evaluation: str, where: Path, *options: str) -> Path:
+    """`memrank run` as a user types it, with ``env``; the saved result file."""
+    arguments, saved = _run_arguments(system, evaluation, where, options)
+    done = CliRunner(env=env).invoke(main, arguments)
     assert done.exit_code == 0, done.output
     return saved
 
@@ -83,11 +92,9 @@ class Smoke:
         return saved
 
     def _start(self, system: str, engine: Engine) -> tuple[subprocess.Popen[str], Path]:
-        saved = self.where.mktemp(f"smoke-{system}") / f"{system}-locomo-smoke.json"
-        command = [sys.executable, "-m", "memrank", "run", system, "locomo:smoke"]
-        command += ["--save", str(saved)]
-        for option in SMOKE_OPTIONS[system]:
-            command += ["--option", option]
+        where = self.where.mktemp(f"smoke-{system}")
+        arguments, saved = _run_arguments(system, "locomo:smoke", where, SMOKE_OPTIONS[system])
+        command = [sys.executable, "-m", "memrank", *arguments]
         environment = {**os.environ, engine.variable: engine.url, **self.locomo}
         process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment
