@@ -42,7 +42,11 @@ def pair_command(
     signed run does not verify.
     """
     import gc
+    import os
 
+    # A reading's kernels are elementwise numpy, never BLAS: OpenBLAS's thread pool, started
+    # when numpy is imported, would cost more CPU than the whole reading (set before the import).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from memrank.paired import paired_sides
 
     # Only what a reading reads is taken from each file; the cyclic collector is kept out of

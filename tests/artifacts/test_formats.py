@@ -158,3 +158,25 @@ def test_parse_canonical_accepts_exactly_the_rfc_8785_bytes(value: object) -> No
     if near_miss != canonical:
         with pytest.raises(NonCanonicalPayload):
             parse_canonical(near_miss, source="x")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 'ends in a quote\\"', "b": 5.0},  # an escaped quote must not hide the 5.0 after it
+        {"a": "\\", "b": -0.0},
+        {"1e5": 2.0, "x": "5.0"},
+        {"n": [0.1, 9007199254740990.0]},
+        {"n": 1e-6, "m": "1e-6"},
+        [1234567890123456, 0.1234567890123456],
+    ],
+)
+def test_a_number_printed_otherwise_by_rfc_8785_is_never_taken_for_plain(value: object) -> None:
+    # The fast path screens orjson's bytes with strings emptied; a number beside a string that
+    # looks like one, or after an escaped quote, is still seen and printed the RFC's way.
+    near_miss = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    canonical = canonical_bytes(value)
+    assert canonical == rfc8785.dumps(value)
+    if near_miss != canonical:
+        with pytest.raises(NonCanonicalPayload):
+            parse_canonical(near_miss, source="x")
