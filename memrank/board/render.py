@@ -21,6 +21,7 @@ from memrank.board import urls
 from memrank.board.compare import NEAREST
 from memrank.board.memo import NO_MEMO, Memo, folder_digest
 from memrank.board.model import Board, Frame
+from memrank.board.svg import MATRIX_MOST
 from memrank.board.text import isolated, plain, short, visible
 from memrank.errors import BoardConfigError
 
@@ -128,6 +129,7 @@ def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
     environment.filters.update(FILTERS)
     environment.globals["urls"] = urls
     environment.globals["nearest"] = NEAREST
+    environment.globals["matrix_most"] = MATRIX_MOST
     environment.globals["home_rows"] = HOME_ROWS
     return environment
 

@@ -19,7 +19,7 @@ from memrank.board.text import plain, short
 from memrank.measures.kinds import declared_range
 from memrank.stats import LEVEL, Bounds
 
-__all__ = ["NARROW", "forest", "matrix"]
+__all__ = ["MATRIX_MOST", "NARROW", "forest", "matrix"]
 
 _STYLE = """<style>
 .fg { fill: #1b1f24; } .muted { fill: #57606a; } .grid { stroke: #d0d7de; }
@@ -49,6 +49,10 @@ plot's frame, so it opens showing its data."""
 _NARROW_LABEL = 36
 """Characters of a name a phone's plot shows (on a line of its own, with the rank before it)."""
 _CHAR = 7.0
+MATRIX_MOST = 100
+"""Systems the significance matrix draws, the first in rank order: beyond a hundred its cells
+are too small to read, and its size would grow with the square of the board's (every pair
+stays in ``pairs/<k>.json``, and each run page lists its nearest verdicts)."""
 """A generous mean advance of a 12 px system-ui character: the margin a label needs, so that no
 label is cut off at the plot's left edge."""
 
@@ -168,27 +172,30 @@ def _decimals(ticks: list[float]) -> int:
 
 def matrix(page: EvaluationPage, *, narrow: bool = False) -> bytes:
     """Row against column: green where the row is significantly better, striped red where
-    worse, grey where the paired test cannot tell them apart. ``narrow`` fits it in
-    ``NARROW`` pixels for a phone, rows and columns numbered as the page's table lists them."""
-    n = len(page.rows)
+    worse, grey where the paired test cannot tell them apart; the first ``MATRIX_MOST`` systems
+    in rank order. ``narrow`` fits it in ``NARROW`` pixels for a phone, rows and columns
+    numbered as the page's table lists them."""
+    total = len(page.rows)
+    n = min(total, MATRIX_MOST)
+    shown = f"1 to {n}" if n == total else f"1 to {n} of {total}"
     top = 20
     if narrow:
         left = 8 + _CHAR * len(str(n)) + 8
         cell = max(1.0, min(16.0, (NARROW - left - 8) / max(n, 1)))
         labelled = cell >= 10
         labels = [str(i + 1) for i in range(n)]
-        caption = f"Systems 1 to {n}, in rank order."
+        caption = f"Systems {shown}, in rank order."
         width = float(NARROW)
     else:
         cell = max(3.0, min(16.0, 640.0 / max(n, 1)))
         labelled = cell >= 10
-        labels = [f"{i + 1}. {_name(link.display)}" for i, link in enumerate(page.rows)]
+        labels = [f"{i + 1}. {_name(link.display)}" for i, link in enumerate(page.rows[:n])]
         left = max([40.0, *map(_width, labels)]) if labelled else 40.0
-        caption = f"Rows and columns: systems 1 to {n} in rank order, as listed on the page."
+        caption = f"Rows and columns: systems {shown} in rank order, as listed on the page."
         width = max(left + cell * n + 20, _width(caption))
     height = top + cell * n + 40
     paths: dict[str, list[str]] = {kind: [] for kind in _KINDS}
-    kinds = _verdicts(page)
+    kinds = _verdicts(page)[:n, :n]
     # Columns are in rank order, so a row's verdicts come in a few runs: one rectangle per run
     # keeps the file near one segment per row, not one per pair.
     changes = np.ones((n, n + 1), dtype=bool)
@@ -205,7 +212,8 @@ def matrix(page: EvaluationPage, *, narrow: bool = False) -> bytes:
         width,
         height,
         f"{column.title}: which systems the paired test separates",
-        f"Rows and columns are the {n} systems, best first. Green: the row's system is "
+        f"Rows and columns are the {'' if n == total else f'first {n} of the '}{total} systems, "
+        "best first. Green: the row's system is "
         f"significantly better than the column's (p < {LEVEL}); striped red: significantly "
         "worse; grey: not separated.",
     )
