@@ -7,6 +7,7 @@ distributions from the package index), so they run under CI and with MEMRANK_SLO
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -42,6 +43,26 @@ def memrank_cli(*args: str | Path, shared_data: Path) -> tuple[int, str]:
     if done.exception is not None and not isinstance(done.exception, SystemExit):
         raise done.exception
     return done.exit_code, done.output
+
+
+def test_every_committed_run_records_a_commit_this_repository_holds() -> None:
+    # reproduce rebuilds a run's wheel from the commit its build recorded: a commit dropped
+    # from history (a squash, a rebase after signing) would leave that run unreproducible.
+    missing = []
+    for envelope in sorted((ARTIFACTS / "runs").glob("*.json")):
+        payload = base64.b64decode(json.loads(envelope.read_bytes())["payload"])
+        pipeline = json.loads(payload)["predicate"]["pipeline"]
+        if pipeline["install"] != "wheel":
+            continue  # an endpoint observation's client, re-measured, not rebuilt
+        commit = pipeline["git_commit"]
+        held = subprocess.run(
+            ["git", "-C", str(REPOSITORY), "merge-base", "--is-ancestor", commit, "HEAD"],
+            capture_output=True,
+            timeout=60,
+        )
+        if held.returncode != 0:
+            missing.append(f"{envelope.name}: {commit}")
+    assert not missing, missing
 
 
 @slow
