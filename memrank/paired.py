@@ -232,23 +232,24 @@ def _read(
     *,
     binary: bool,
 ) -> MeasureReading:
-    # Comprehensions, not one loop with appends: this runs for every task of every measure.
-    rows = [(task, held_a.get(task), held_b.get(task)) for task in shared]
-    both = [
-        (task, one[0], other[0])
-        for task, one, other in rows
-        if one is not None and other is not None and one[0] is not None and other[0] is not None
-    ]
-    tasks = [task for task, _, _ in both]
+    tasks: list[str] = []
+    numbers_a: list[float] = []
+    numbers_b: list[float] = []
     # Flips and left-out tasks go to MeasureReading as dicts: pydantic makes the thousands of
-    # models of a reading in one validation, much faster than one constructor call each. A
-    # task valued by neither side is not this measure's business (its scope skips it).
-    left_out = [
-        {"task_id": task, "why": _why_unpaired(one, other)}
-        for task, one, other in rows
-        if (one is not None or other is not None)
-        and (one is None or other is None or one[0] is None or other[0] is None)
-    ]
+    # models of a reading in one validation, much faster than one constructor call each.
+    left_out: list[dict[str, str]] = []
+    for task in shared:
+        one, other = held_a.get(task), held_b.get(task)
+        if one is None and other is None:
+            continue  # valued by neither side: not this measure's business (its scope skips it)
+        number_a = None if one is None else one[0]
+        number_b = None if other is None else other[0]
+        if number_a is not None and number_b is not None:
+            tasks.append(task)
+            numbers_a.append(number_a)
+            numbers_b.append(number_b)
+        else:
+            left_out.append({"task_id": task, "why": _why_unpaired(one, other)})
     if not tasks:
         return MeasureReading(
             measure=measure,
@@ -261,8 +262,8 @@ def _read(
             left_out=left_out,
             caution=CAUTION,
         )
-    a = np.fromiter((number for _, number, _ in both), dtype=float, count=len(both))
-    b = np.fromiter((number for _, _, number in both), dtype=float, count=len(both))
+    a = np.array(numbers_a, dtype=float)
+    b = np.array(numbers_b, dtype=float)
     codes = cluster_codes([clusters.get(task) for task in tasks])
     test = paired_reading(a, b, codes, binary=binary)
     differ = np.flatnonzero(a != b)

@@ -49,12 +49,12 @@ plot's frame, so it opens showing its data."""
 _NARROW_LABEL = 36
 """Characters of a name a phone's plot shows (on a line of its own, with the rank before it)."""
 _CHAR = 7.0
+"""A generous mean advance of a 12 px system-ui character: the margin a label needs, so that no
+label is cut off at the plot's left edge."""
 MATRIX_MOST = 100
 """Systems the significance matrix draws, the first in rank order: beyond a hundred its cells
 are too small to read, and its size would grow with the square of the board's (every pair
 stays in ``pairs/<k>.json``, and each run page lists its nearest verdicts)."""
-"""A generous mean advance of a 12 px system-ui character: the margin a label needs, so that no
-label is cut off at the plot's left edge."""
 
 
 def _name(text: str, narrow: bool = False) -> str:

@@ -55,7 +55,7 @@ def pairwise_tests(
     """``pairwise_p_values`` and the mean difference of every pair, from one pass."""
     values = np.asarray(matrix, dtype=float)
     if values.ndim != 2:
-        raise UsageError(f"pairwise_p_values needs a runs x tasks matrix; got shape {values.shape}")
+        raise UsageError(f"pairwise tests need a runs x tasks matrix; got shape {values.shape}")
     rows, tasks = values.shape
     codes = checked_codes(clusters, tasks)
     if binary:

@@ -1,8 +1,9 @@
-"""Loaded by every Python a test starts with this folder on PYTHONPATH (see ``gated`` in
-tests/runs/conftest.py). With MEMRANK_TEST_GATE set, the in-process baselines' ``prepare`` of
-any unit after the first MEMRANK_TEST_GATE_AFTER waits until the file MEMRANK_TEST_GATE
-exists: a run is held part way until the test has signalled it, however loaded the machine
-(bm25 reads all of LoCoMo in about two seconds, faster than a loaded test can react)."""
+"""Loaded by every Python a test starts with this folder on PYTHONPATH (see the ``gate``
+fixture in tests/runs/conftest.py). With MEMRANK_TEST_GATE set, the in-process baselines'
+``prepare`` of any unit after the first MEMRANK_TEST_GATE_AFTER waits until the file
+MEMRANK_TEST_GATE exists: a run is held part way until the test has signalled it, however
+loaded the machine (bm25 reads all of LoCoMo in about two seconds, faster than a loaded test
+can react)."""
 
 import os
 
