@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -13,6 +14,13 @@ __all__ = ["canonical_bytes", "parse_canonical"]
 
 _PLAIN_LOW, _PLAIN_HIGH = 1e-4, 1e16
 _MAX_SAFE = 2**53 - 1
+# orjson's sorted encoding, refusing integers beyond 2^53 - 1 as RFC 8785 does.
+_ORJSON_SORTED_SAFE = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+# What orjson writes for an integral float (``5.0``, ``-0.0``) short of its last token, and
+# the part of an exponent (``1e+16``, ``1e-7``) that is easy to find; see _plainly_alike.
+_INTEGRAL_FLOAT = re.compile(rb"\.0[,\]}]")
+_EXPONENT_SIGN = re.compile(rb"e[-+]")
+_EXPONENT = re.compile(rb"[0-9]e[-+]")
 # Every byte but the UTF-8 lead bytes of characters beyond U+FFFF (and bytes no UTF-8 text
 # holds): what is left of a text without them is what RFC 8785 orders otherwise than orjson.
 _WITHIN_THE_BMP = bytes(range(0xF0))
@@ -46,13 +54,21 @@ def canonical_bytes(data: Any, *, what: str = "the statement") -> bytes:
 def _fast_canonical(data: Any) -> bytes | None:
     """orjson's sorted encoding, when it is already RFC 8785's (see ``parse_canonical``); None
     when a number or a key needs the RFC's own rules (the reference encoder is slow)."""
-    try:
-        encoded = orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        return None
-    if _within_the_bmp(encoded) and _numbers_agree(data):
+    encoded = _orjson_sorted(data)
+    # Number by number: orjson writes NaN and the infinities as null, which no screen of its
+    # bytes can tell from a null (parsed JSON, as parse_canonical has, holds neither).
+    if encoded is not None and _within_the_bmp(encoded) and _each_number_agrees(data):
         return encoded
     return None
+
+
+def _orjson_sorted(data: Any) -> bytes | None:
+    """orjson's sorted encoding of ``data``; None when it holds what orjson will not encode
+    or an integer beyond 2^53 - 1 (the reference encoder then says which)."""
+    try:
+        return orjson.dumps(data, option=_ORJSON_SORTED_SAFE)
+    except orjson.JSONEncodeError:
+        return None
 
 
 def parse_canonical(raw: bytes, *, source: str, parsed: Any = None) -> Any:
@@ -73,9 +89,9 @@ def parse_canonical(raw: bytes, *, source: str, parsed: Any = None) -> Any:
     # orjson (compiled) re-encodes exactly as RFC 8785 does unless a number or a key needs
     # the RFC's own rules; only then is the slower reference encoder asked.
     if (
-        orjson.dumps(data, option=orjson.OPT_SORT_KEYS) == raw
+        _orjson_sorted(data) == raw
         and _within_the_bmp(raw)
-        and _numbers_agree(data)
+        and (_plainly_alike(raw) or _each_number_agrees(data))
     ):
         return data
     try:
@@ -99,7 +115,20 @@ def _within_the_bmp(encoded: bytes) -> bool:
     return encoded.isascii() or not encoded.translate(None, _WITHIN_THE_BMP)
 
 
-def _numbers_agree(data: Any) -> bool:
+def _plainly_alike(encoded: bytes) -> bool:
+    """Whether orjson's text ``encoded`` of parsed JSON holds no float RFC 8785 might print
+    otherwise (see ``_each_number_agrees``): none integral (orjson writes ``5.0``, the RFC
+    ``5``) and none with an exponent.
+
+    Two scans of the bytes, where asking a signed file's thousands of numbers one by one took
+    several times as long; text inside a string that looks like such a float only sends the
+    data to that slower walk. Integers beyond 2^53 - 1 never reach here (``_orjson_sorted``)."""
+    if encoded.endswith(b".0") or _INTEGRAL_FLOAT.search(encoded):
+        return False
+    return not (_EXPONENT_SIGN.search(encoded) and _EXPONENT.search(encoded))
+
+
+def _each_number_agrees(data: Any) -> bool:
     """Whether every number in ``data`` prints the same in orjson and in RFC 8785.
 
     The two escape every string alike and, within the Basic Multilingual Plane, order keys

@@ -112,11 +112,12 @@ def test_numbers_canonical_json_cannot_carry_are_refused_at_signing(
         b'{"a":"\\u00e9"}',  # escaped where canonical JSON writes it literally
         b'{"publishable":false,"publishable":true}',  # a duplicate key
         b'{"a":9007199254740993}',  # beyond 2^53
+        b'{"a":-9007199254740992}',  # beyond -(2^53 - 1)
         b'{"a":NaN}',
         b'{"a":"\xff"}',  # not UTF-8
         b"[" * 5000 + b"]" * 5000,  # deeper than any parser should follow
     ],
-    ids=["space", "order", "1.0", "escaped", "duplicate", "2^53", "nan", "utf8", "deep"],
+    ids=["space", "order", "1.0", "escaped", "duplicate", "2^53", "-2^53", "nan", "utf8", "deep"],
 )
 def test_only_canonical_bytes_parse(raw: bytes) -> None:
     with pytest.raises(NonCanonicalPayload, match="payload"):
@@ -169,11 +170,15 @@ def test_parse_canonical_accepts_exactly_the_rfc_8785_bytes(value: object) -> No
         {"n": [0.1, 9007199254740990.0]},
         {"n": 1e-6, "m": "1e-6"},
         [1234567890123456, 0.1234567890123456],
+        5.0,  # the last token, with nothing after it
+        {"t": [1.5e-7, 1e-300, 0.5], "why": "re-attest 1e-7"},
+        [-(2**53 - 1), 2**53 - 1],
     ],
 )
 def test_a_number_printed_otherwise_by_rfc_8785_is_never_taken_for_plain(value: object) -> None:
-    # The fast path screens orjson's bytes with strings emptied; a number beside a string that
-    # looks like one, or after an escaped quote, is still seen and printed the RFC's way.
+    # The fast path screens orjson's bytes for what an integral float or an exponent looks
+    # like; a number beside a string that looks like one, after an escaped quote, or last in
+    # the document is still seen and printed the RFC's way.
     near_miss = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     canonical = canonical_bytes(value)
     assert canonical == rfc8785.dumps(value)
