@@ -10,7 +10,6 @@ could not have written.
 from __future__ import annotations
 
 import hashlib
-import sys
 from typing import Any, Literal
 
 import orjson
@@ -275,15 +274,39 @@ def read_scores(raw: bytes, *, source: str, known_good: bool = False) -> Scores:
 
 
 def _tasks_shared(data: Any) -> Any:
-    """``data`` with each task's id, group and category string interned: every run of an
-    evaluation names the same tasks, and a board holds thousands of runs' scores at once
-    (a parsed string per task and field would be most of a LoCoMo run's 0.6 MB)."""
+    """``data`` with each of the tasks' id, group and category lists replaced by the one
+    equal list read before: every run of an evaluation names the same tasks, and a board
+    holds thousands of runs' scores at once (a parsed string per task and field would be most
+    of a LoCoMo run's 0.6 MB). A list whose first or last entry is a list or a dict stays as
+    read, for the checks to refuse."""
     tasks = data.get("tasks") if isinstance(data, dict) else None
     if isinstance(tasks, dict):
         for field, names in tasks.items():
-            if isinstance(names, list):
-                tasks[field] = [sys.intern(n) if type(n) is str else n for n in names]
+            if isinstance(names, list) and names:
+                try:
+                    tasks[field] = _shared(names)
+                except TypeError:  # unhashable: not a scores file
+                    continue
     return data
+
+
+_SEEN_MOST = 64
+_seen: dict[tuple[int, Any, Any], list[Any]] = {}
+"""Task columns read so far, by length, first and last name; bounded, as a cache."""
+
+
+def _shared(names: list[Any]) -> list[Any]:
+    """The list read before that equals ``names``, else ``names`` (kept for the next file):
+    comparing two lists name by name costs a fraction of interning each name again. Nothing
+    changes a Scores' lists, so its runs may share them."""
+    key = (len(names), names[0], names[-1])
+    seen = _seen.get(key)
+    if seen == names:
+        return seen
+    if len(_seen) >= _SEEN_MOST:
+        _seen.clear()
+    _seen[key] = names
+    return names
 
 
 def _floats(raw: list[Any]) -> list[Any]:
