@@ -3,18 +3,21 @@
 Layout: ``root.json`` (+ ``roots/<version>.json``), ``runs/<artifact-id>.json`` (envelopes),
 ``scores/<sha256>.json`` (scores files), ``results/<sha256>.json`` (small result files; the
 rest are in the results store). ``verify_all`` reports every refusal, not only the
-first, and adds the one check a single envelope cannot make: run conflicts.
+first, and adds the one check a single envelope cannot make: run conflicts. A directory of
+many envelopes is verified a share per core (``memrank._forked``), in the order of the paths,
+as one process would have made it.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memrank._forked import in_shares, split
 from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._trust import TrustRoot, load_trust
 from memrank.artifacts._verify import VerifiedRun, verify
@@ -35,6 +38,9 @@ ROOT = "root.json"
 RUNS = "runs"
 RESULTS = "results"
 SCORES = "scores"
+SHARE_LEAST = 100
+"""The fewest envelopes a forked worker verifies: below it, forking and sending the verified
+runs back cost more than verifying them here."""
 
 
 @dataclass(frozen=True)
@@ -101,24 +107,58 @@ def verify_all(
     known_good: set[str] | None = None,
 ) -> Verification:
     """Verify each envelope file, then refuse runs whose run_id conflicts."""
+    unique: dict[str, Path] = {}
+    for path in paths:
+        unique.setdefault(os.path.abspath(path), path)
     runs: list[VerifiedRun] = []
     refusals: list[Refusal] = []
-    seen: set[str] = set()
-    for path in paths:
-        where = os.path.abspath(path)
-        if where in seen:
-            continue
-        seen.add(where)
-        try:
-            runs.append(verify(path, trust, store=store, deep=deep, known_good=known_good))
-        except ArtifactRefused as exc:
-            refusals.append(Refusal(path=path, error=type(exc), reason=exc.message))
+    job = _Job(trust, store, deep, known_good)
+    for outcomes, newly_good in in_shares(
+        job.verify_share, split(list(unique.values()), SHARE_LEAST)
+    ):
+        for outcome in outcomes:
+            if isinstance(outcome, VerifiedRun):
+                runs.append(outcome)
+            else:
+                refusals.append(outcome)
+        if known_good is not None:
+            known_good.update(newly_good)
     conflicts = _conflicts(runs)
     refusals += conflicts.values()
     return Verification(
         runs=tuple(run for run in runs if run.path not in conflicts),
         refusals=tuple(sorted(refusals, key=lambda r: str(r.path))),
     )
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every envelope of one ``verify_all`` is verified against."""
+
+    trust: TrustRoot
+    store: ResultsStore | None
+    deep: bool
+    known_good: set[str] | None
+
+    def verify_share(self, paths: Sequence[Path]) -> tuple[list[VerifiedRun | Refusal], set[str]]:
+        """Each path's VerifiedRun or Refusal, in order, and the artifact ids this added to
+        ``known_good`` (a forked worker adds them to its own copy of the set)."""
+        known_before = set(self.known_good or ())
+        outcomes: list[VerifiedRun | Refusal] = []
+        for path in paths:
+            try:
+                outcomes.append(
+                    verify(
+                        path,
+                        self.trust,
+                        store=self.store,
+                        deep=self.deep,
+                        known_good=self.known_good,
+                    )
+                )
+            except ArtifactRefused as exc:
+                outcomes.append(Refusal(path=path, error=type(exc), reason=exc.message))
+        return outcomes, set(self.known_good or ()) - known_before
 
 
 def _conflicts(runs: list[VerifiedRun]) -> dict[Path, Refusal]:

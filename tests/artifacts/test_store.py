@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 import memrank
-from memrank.artifacts import verify_directory
+from memrank import _forked
+from memrank.artifacts import Refusal, _store, verify_directory
 from memrank.errors import (
     AttestRefused,
     DevelopmentObservation,
@@ -79,3 +82,38 @@ def test_supersedes_must_name_an_artifact_of_the_same_run(store: Store, wheel_ru
     other = store.attest(as_installed(memrank.run(WordOverlap(), memrank.evaluation("demo"))))
     with pytest.raises(AttestRefused, match="same run"):
         store.attest(wheel_run, supersedes=other.artifact_id)
+
+
+def test_a_directory_verified_in_forked_shares_is_what_one_process_verifies(
+    store: Store, wheel_run: Result, demo_run: Result, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Runs, corrections, a refusal and a conflict spread over three shares: the two forked
+    # ones send back what they verified and refused, and the scores files they checked.
+    first = store.attest(wheel_run)
+    store.attest(wheel_run, supersedes=first.artifact_id)
+    store.attest(demo_run)  # a development observation: refused
+    other = as_installed(memrank.run(WordOverlap(), memrank.evaluation("demo")))
+    store.attest(other)
+    store.attest(other)  # the same run again without supersedes: both conflict
+    store.attest(as_installed(memrank.run(WordOverlap(), memrank.evaluation("demo"))))
+
+    def verified(
+        share_least: int,
+    ) -> tuple[Sequence[tuple[object, ...]], tuple[Refusal, ...], set[str]]:
+        monkeypatch.setattr(_store, "SHARE_LEAST", share_least)
+        known_good: set[str] = set()
+        verification = verify_directory(store.directory, known_good=known_good)
+        runs = [(r.path, r.artifact_id, r.keyids, r.scores) for r in verification.runs]
+        return runs, verification.refusals, known_good
+
+    monkeypatch.setattr(_forked, "cores", lambda: 3)
+    in_shares = verified(2)
+    alone = verified(10**6)
+    assert in_shares == alone
+    runs, refusals, known_good = alone
+    assert len(runs) == 3 and len(known_good) == 5
+    assert sorted(r.error.__name__ for r in refusals) == [
+        "DevelopmentObservation",
+        "RunConflict",
+        "RunConflict",
+    ]
