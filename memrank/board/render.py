@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
+from memrank._forked import in_shares, split
 from memrank.board import urls
 from memrank.board.compare import NEAREST
 from memrank.board.memo import NO_MEMO, Memo, folder_digest
@@ -35,6 +37,8 @@ DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
 _STATIC = "static"
 HOME_ROWS = 25
 """Rows of each track the home page shows, best first (the track's page has them all)."""
+PAGES_LEAST = 400
+"""The fewest pages a forked worker renders: below it, forking costs more than it saves."""
 
 
 def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
@@ -54,40 +58,57 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
     def whole(path: str, template: str, **context: Any) -> None:
         pages[path] = _render(environment, template, path, site, None, {"board": board, **context})
 
-    def own(
-        path: str,
-        template: str,
-        context: Mapping[str, BaseModel],
-        root: str | None = None,
-        made_from: str = "",
-    ) -> None:
+    def own(page: _OwnPage) -> bytes:
         def parts() -> tuple[str, ...]:
             # a run page says what it is made from; any other page is known by its whole model
-            shown = made_from or "".join(
-                f"{name}={model.model_dump_json()}" for name, model in context.items()
+            shown = page.made_from or "".join(
+                f"{name}={model.model_dump_json()}" for name, model in page.context.items()
             )
-            return ("page", theme, template, path, root or "", shown)
+            return ("page", theme, page.template, page.path, page.root or "", shown)
 
-        pages[path] = memo.through(
-            parts, lambda: _render(environment, template, path, site, root, context)
+        return memo.through(
+            parts,
+            lambda: _render(environment, page.template, page.path, site, page.root, page.context),
         )
+
+    def own_pages(share: Sequence[_OwnPage]) -> dict[str, bytes]:
+        return {page.path: own(page) for page in share}
 
     whole(urls.INDEX, "index.html")
     for track in board.tracks:
         whole(track.path, "track.html", track=track)
-    for run in board.runs:
-        own(run.path, "run.html", {"run": run}, made_from=run.made_from)
-    for evaluation in board.evaluations:
-        own(evaluation.path, "evaluation.html", {"evaluation": evaluation})
-    for history in board.histories:
-        own(history.path, "history.html", {"history": history})
     whole(urls.CHANGELOG, "changes.html")
+    for made in in_shares(own_pages, split(_own_pages(board), PAGES_LEAST)):
+        pages.update(made)
+    return pages
+
+
+@dataclass(frozen=True)
+class _OwnPage:
+    """A page that sees only its own models (and the frame)."""
+
+    path: str
+    template: str
+    context: Mapping[str, BaseModel]
+    root: str | None = None
+    """The prefix of its links (None: relative, as deep as the page)."""
+    made_from: str = ""
+    """What a run page is made from, for the memo (other pages are known by their models)."""
+
+
+def _own_pages(board: Board) -> list[_OwnPage]:
+    pages = [
+        _OwnPage(run.path, "run.html", {"run": run}, made_from=run.made_from) for run in board.runs
+    ]
+    pages += [
+        _OwnPage(page.path, "evaluation.html", {"evaluation": page}) for page in board.evaluations
+    ]
+    pages += [_OwnPage(page.path, "history.html", {"history": page}) for page in board.histories]
     if board.field is not None:
-        own(board.field.path, "field.html", {"field": board.field})
-    for doc in board.docs:
-        own(doc.path, "doc.html", {"doc": doc})
+        pages.append(_OwnPage(board.field.path, "field.html", {"field": board.field}))
+    pages += [_OwnPage(doc.path, "doc.html", {"doc": doc}) for doc in board.docs]
     # Served for a missing path at any depth, so its links start at the site's own path.
-    own(urls.NOT_FOUND, "404.html", {}, root=urlsplit(board.base_url).path)
+    pages.append(_OwnPage(urls.NOT_FOUND, "404.html", {}, root=urlsplit(board.base_url).path))
     return pages
 
 

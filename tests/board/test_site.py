@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from memrank import _forked
+from memrank.board import render
 from memrank.board.model import Board
 from memrank.board.site import assemble, differences, write
 from memrank.errors import BoardError
@@ -48,3 +51,23 @@ def test_differences_name_missing_extra_and_changed_files(tmp_path: Path) -> Non
 def test_two_parts_wanting_one_path_is_an_error(board: Board) -> None:
     with pytest.raises(BoardError, match="both want 'static/board.css'"):
         assemble(board, TEMPLATES, {"static/board.css": b"x"})
+
+
+def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
+    standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The pages split over three workers, two of them forked, as a big board's are: what
+    # comes back must be byte for byte what one process renders.
+    monkeypatch.setattr(render, "PAGES_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 3)
+    shares: list[int] = []
+    split = _forked.split
+
+    def counted(items: Sequence[object], least: int) -> list[Sequence[object]]:
+        made = split(items, least)
+        shares.append(len(made))
+        return made
+
+    monkeypatch.setattr(render, "split", counted)
+    assert built(standard)[1] == tree
+    assert shares == [3]
