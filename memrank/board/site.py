@@ -147,7 +147,7 @@ def _write(tree: Mapping[str, bytes], out: Path) -> None:
     for leftover in (building, retired):
         shutil.rmtree(leftover, ignore_errors=True)
     try:
-        _write_files(tree, building, sorted(tree))
+        _write_files(tree, building, sorted(tree), fresh=True)
     except (OSError, OutputUnwritable):
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -174,11 +174,18 @@ def _update(tree: Mapping[str, bytes], out: Path) -> None:
             folder.rmdir()
 
 
-def _write_files(tree: Mapping[str, bytes], out: Path, paths: list[str]) -> None:
-    """Write ``paths`` of ``tree`` under ``out``."""
+def _write_files(
+    tree: Mapping[str, bytes], out: Path, paths: list[str], *, fresh: bool = False
+) -> None:
+    """Write ``paths`` of ``tree`` under ``out``; ``fresh``: ``out`` is a folder this build
+    just made, which nobody else reads until it is renamed into place."""
     for folder in sorted({(out / path).parent for path in paths}):
         folder.mkdir(parents=True, exist_ok=True)
     for path in paths:
+        if fresh:  # nothing can be in the way, and a half-written folder is never seen
+            with open(out / path, "xb") as handle:
+                handle.write(tree[path])
+            continue
         # Each file whole or not at all, never through a device or FIFO in the way; the folder
         # is renamed into place (or the manifest written) last, so no sync per file.
         write_atomic(out / path, tree[path], sync=False)
