@@ -172,6 +172,8 @@ def evaluation_of(
     memo: Memo,
 ) -> EvaluationPage:
     """The column's evaluation page, its runs in the track's ``order`` (row positions)."""
+    if not memo.active:  # nothing to keep it for: spare the page's trip through JSON
+        return evaluation_page(track, _reading(part, memo), part.cells, order, identities)
     made = memo.through(
         lambda: (
             "evaluation page",
