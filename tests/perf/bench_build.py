@@ -199,7 +199,7 @@ def store(artifacts: Path) -> Path:
 
 
 _CHILD = """
-import sys, time
+import resource, sys, time
 from pathlib import Path
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.site import make, write
@@ -208,15 +208,17 @@ memo = Memo.default() if sys.argv[4] == "memo" else NO_MEMO
 made = make(Path(sys.argv[1]), None, Path(sys.argv[3]), memo)
 write(made.tree, Path(sys.argv[2]))
 took = time.perf_counter() - start
-# This process's own peak (VmHWM), not the parent it was forked from.
+# This process's own peak (VmHWM), not the parent it was forked from; and the largest peak of
+# the workers it forked to verify and render in shares (pages shared with it counted again).
 peak = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]
-print(took, int(peak) / 1024)
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(took, int(peak) / 1024, workers / 1024)
 """
 
 
-def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, float]:
-    """One whole build in a fresh process: (seconds, peak RSS in MB); with the build memo in
-    ``memo`` when given, else without one."""
+def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, float, float]:
+    """One whole build in a fresh process: (seconds, peak RSS in MB, its forked workers'
+    largest peak RSS in MB); with the build memo in ``memo`` when given, else without one."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -233,8 +235,8 @@ def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, 
     )
     output, _ = process.communicate(timeout=3600)
     assert process.returncode == 0, f"build failed with status {process.returncode}"
-    seconds, peak = output.decode().strip().splitlines()[-1].split()
-    return float(seconds), float(peak)
+    seconds, peak, workers = output.decode().strip().splitlines()[-1].split()
+    return float(seconds), float(peak), float(workers)
 
 
 MEMRANK = Path(sys.executable).parent / "memrank"
@@ -332,13 +334,14 @@ def main(sizes: list[int]) -> None:
             artifacts = subset(full, folder, systems, largest)
             out = folder / "site"
             verified = min(verify_seconds(artifacts) for _ in range(3))
-            seconds, rss = build(artifacts, out)
+            seconds, rss, workers = build(artifacts, out)
             files, size = site_size(out)
             rows.append((systems, seconds, rss, files, size))
             print(
                 f"{systems:>4} systems x {EVALUATIONS}: build {seconds:6.2f} s, peak RSS "
-                f"{rss:7.1f} MB, {files:>6} files, {size / 1e6:7.2f} MB; verify {verified:5.2f} s "
-                f"(build {seconds / verified:4.2f}x verify)",
+                f"{rss:7.1f} MB (a worker's {workers:.0f} MB), {files:>6} files, "
+                f"{size / 1e6:7.2f} MB; verify {verified:5.2f} s (build {seconds / verified:4.2f}x "
+                "verify)",
                 flush=True,
             )
         # One run more on the largest board: the rebuild against a verify of the same folder.
@@ -391,7 +394,7 @@ def main(sizes: list[int]) -> None:
                     )
                 )
             cold = Path(root) / "cold"
-            afresh, _ = build(artifacts, cold)
+            afresh = build(artifacts, cold)[0]
             same = site_size(out) == site_size(cold) and all(
                 (out / p.relative_to(cold)).read_bytes() == p.read_bytes()
                 for p in cold.rglob("*")
