@@ -7,16 +7,15 @@ result file an artifact names by its sha256.
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from memrank._collector import collector_paused
 from memrank._records import RESULT_SCHEMA, EvaluationRecord, SystemRecord
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
@@ -157,14 +156,14 @@ class Result(BaseModel):
         """The result file: sorted-key JSON, each recalled document stored once and referenced."""
         import orjson
 
-        with _collector_paused():
+        with collector_paused():
             data = self.model_dump(mode="json", by_alias=True, exclude={"traces"})
             data["traces"], data["documents"], data["givens"] = _traces_with_parts_once(self.traces)
             return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
 
     @classmethod
     def from_bytes(cls, raw: bytes, *, source: str = "<bytes>") -> Result:
-        with _collector_paused():
+        with collector_paused():
             return cls._from_bytes(raw, source)
 
     @classmethod
@@ -214,19 +213,6 @@ def _ref(part: Any) -> str:
     import orjson
 
     return hashlib.sha256(orjson.dumps(part, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """A result is tens of thousands of small acyclic objects made at once; the cyclic
-    collector would walk them again and again while they are made, for nothing."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _traces_with_parts_once(

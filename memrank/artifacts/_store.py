@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from memrank._collector import collector_paused
 from memrank._forked import in_shares, split
 from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._trust import TrustRoot, load_trust
@@ -113,9 +114,9 @@ def verify_all(
     runs: list[VerifiedRun] = []
     refusals: list[Refusal] = []
     job = _Job(trust, store, deep, known_good)
-    for outcomes, newly_good in in_shares(
-        job.verify_share, split(list(unique.values()), SHARE_LEAST)
-    ):
+    with collector_paused():
+        made = in_shares(job.verify_share, split(list(unique.values()), SHARE_LEAST))
+    for outcomes, newly_good in made:
         for outcome in outcomes:
             if isinstance(outcome, VerifiedRun):
                 runs.append(outcome)

@@ -12,13 +12,12 @@ touches a folder that is empty or that a previous build made (it holds manifest.
 
 from __future__ import annotations
 
-import gc
 import shutil
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from memrank._collector import collector_paused
 from memrank._files import write_atomic
 from memrank.artifacts import Refusal
 from memrank.board import urls
@@ -55,7 +54,7 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
 
     The parsed result files are dropped on return: the Board keeps only what it shows.
     """
-    with _cycle_collection_paused():
+    with collector_paused():
         loaded = load(artifacts, memo)
         runs = loaded.verification.runs
         board = build_board(
@@ -73,24 +72,6 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
         tree = assemble(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
     memo.prune()
     return Made(board, tree, len(runs), loaded.verification.refusals)
-
-
-@contextmanager
-def _cycle_collection_paused() -> Iterator[None]:
-    """A build allocates millions of small objects and keeps them to its end; the cyclic
-    collector walking them over and over more than doubled its time, so it is paused.
-    Reference counting still frees whatever the build drops. On the way out, freeze and
-    unfreeze file everything still alive under the oldest generation, so that switching the
-    collector back on does not start with one pass over all of it."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if was_enabled:
-            gc.enable()
 
 
 def assemble(
