@@ -10,6 +10,7 @@ element can go, as in a page title), so even a right-to-left name keeps to its o
 
 from __future__ import annotations
 
+import functools
 import re
 
 from markupsafe import Markup, escape
@@ -46,8 +47,14 @@ def short(text: str, limit: int = ISOLATED_LIMIT) -> str:
 
 def isolated(text: object) -> Markup:
     """Artifact text for an element's content: visible, escaped, in its own ``<bdi>``."""
-    # escape() and concatenation, not Markup.format: this runs a hundred times per run page.
-    return Markup(f"<bdi>{escape(visible(str(text)))}</bdi>")
+    return _isolated(str(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _isolated(text: str) -> Markup:
+    # Kept by text: this runs a hundred times per run page, mostly on the same few thousand
+    # names (systems, categories, measures); escape() and concatenation, not Markup.format.
+    return Markup(f"<bdi>{escape(visible(text))}</bdi>")
 
 
 def plain(text: object) -> str:
