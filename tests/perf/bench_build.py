@@ -19,41 +19,31 @@ site); its site is compared byte for byte with a build without the memo. The sam
 as a user times it: `memrank build-site` against `memrank verify`, each a fresh process. Sizes
 are timed cold (no memo).
 
-Last measured (issue 29's scale work), under nice on a shared 2-core machine while other work
-ran on it (load average 1 to 6), each number the same run's, side by side:
+Last measured (issue 29), alone on a shared 2-core machine, each number the same run's:
 
-  200 x 3:   build 17.78 s, verify 8.66 s (2.05x), peak RSS 230 MB, 2,041 files, 19.9 MB
-  1000 x 3:  build 54.61 s, verify 32.39 s (1.69x), peak RSS 954 MB, 10,041 files, 125.7 MB
-  one run added to the 1000: rebuild 24.35 s with the memo (52.56 s without) against a
-  34.13 s verify, 0.71x, byte-identical to a cold build; as commands, build-site 31.02 s
-  against verify 34.02 s, 0.91x
-  growth exponents 200 -> 1000: time 0.70, bytes 1.15, files 0.99, RSS 0.89
+  200 x 3:   build 5.65 s, verify 3.62 s (1.56x), peak RSS 249 MB, 2,041 files, 19.5 MB
+  1000 x 3:  build 26.67 s, verify 15.41 s (1.73x), peak RSS 914 MB, 10,041 files, 112.8 MB
+  one run added to the 1000: rebuild 19.63 s with the memo (25.27 s without) against a
+  17.08 s verify, 1.15x, byte-identical to a cold build; as commands, build-site 25.46 s
+  against verify 11.74 s, 2.17x
+  growth exponents 200 -> 1000: time 0.96, bytes 1.09, files 0.99, RSS 0.81
 
-Met then: <= 2x verify, peak RSS <= 1 GB, time exponent <= 1.1 (0.70 flatters it: the 200 build
-ran under more load), rebuild <= 1.5x verify. Not met: the cold build within 20 s (the verify
-alone takes 32 s here) and the bytes exponent (1.15): pairs/<k>.json (23 MB at 1000) and the
-significance matrices (13 MB; with many ties a row's verdicts change often, so a row takes
-many rectangles) hold a number per pair. Before this work the 1000 x 3 build took 585 s
-(13.8x verify, 2.2 GB peak RSS, time exponent 1.87): the all-pairs test took per-pair task
-products, and the pair matrices went through pages, plots and the memo as a Python float per
-pair.
+Met: peak RSS <= 1 GB, time and bytes exponents <= 1.1, the cold build <= 2x verify and the
+rebuild <= 1.5x verify, each timed in a fresh process beside a verify in this one. Not met: the
+cold build within 20 s (26.7 s); and timed as two commands, the rebuild against `memrank verify`
+is 2.17x (a verify in this process, which holds the signed board, takes 17 s; in its own, 12 s).
+The build verifies and renders in forked shares,
+one per core (memrank/_forked.py); a worker's peak RSS (844 MB at 1000 x 3) counts the pages it
+shares with the build again, so it is not memory added to the build's 914 MB. Where the
+1000 x 3 cold build goes, stage by stage in one process: verify 10 to 14 s, the board (three
+columns read, each all-pairs test 1 s) 8 s, pages 4.5 s, writing 10,041 files 2 to 8 s (this
+machine's disk), data files 1 s.
 
-Since, the significance matrix draws the first 100 systems only (memrank/board/svg.py,
-MATRIX_MOST). Measured the same way (load 2 to 4, other work signing runs beside it):
-
-  200 x 3:   build 12.94 s, verify 23.25 s, peak RSS 233 MB, 2,041 files, 19.5 MB
-  1000 x 3:  build 63.23 s, verify 42.57 s (1.49x), peak RSS 945 MB, 10,041 files, 112.8 MB
-  one run added to the 1000: rebuild 30.13 s with the memo against a 41.85 s verify, 0.72x,
-  byte-identical to a cold build; as commands 31.38 s against 37.24 s, 0.84x
-  growth exponents 200 -> 1000: time 0.99, bytes 1.09, files 0.99, RSS 0.87
-
-Met: <= 2x verify, peak RSS <= 1 GB, time and bytes exponents <= 1.1, rebuild <= 1.5x verify.
-Not met: the cold build within 20 s; verify alone is over it (about 10 ms per run here), so the
-build cannot meet it until verify costs less. Where a cold verify of the 3,000 runs goes, timed
-function by function (49 s with the timers): checking the timings files 20.4 s and the scores
-files 18.1 s, most of both their canonical parse (orjson, then every number asked in Python:
-14.6 s and 5.8 s), interning the scores' task names 7.5 s, reading files 6.9 s; signatures
-1.0 s.
+How it got here: 585 s before issue 29's scale work (per-pair task products, a Python float per
+pair); 54.6 s with the pair matrices as arrays (verify then 32 s: each number of each scores and
+timings file asked in Python, each task name interned); 26.7 s with those checks made two byte
+scans, the task lists shared, the collector paused while verifying, and verifying and rendering
+in shares.
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
