@@ -5,24 +5,29 @@ A board of thousands of runs verifies and renders them one by one, and each run'
 independent of the others'; on a machine with more than one core the shares run side by side.
 A fork, not a fresh interpreter: a worker starts with everything this process holds (a trust
 root's keys, a built board, compiled templates), none of which has to pickle; only each
-share's result is sent back. Platforms that cannot fork do every share here.
+share's result comes back, through a pipe. A worker is tied to this process: it is killed when
+this process ends, however it ends (Ctrl-C, SIGTERM, SIGKILL), and this process kills its
+workers when it is interrupted or a share fails, so nothing is left waiting. Elsewhere than on
+Linux, which can tie a worker so, every share is done here.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import ctypes
 import os
+import pickle
+import signal
+import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 __all__ = ["cores", "in_shares", "split"]
 
 Share = TypeVar("Share")
 Made = TypeVar("Made")
 
-_work: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
-"""What the forked workers do, and their shares: inherited by the fork, never pickled."""
+_PR_SET_PDEATHSIG = 1
 
 
 def cores() -> int:
@@ -36,7 +41,7 @@ def split(items: Sequence[Share], least: int) -> list[Sequence[Share]]:
     """``items`` in contiguous shares of at least ``least`` items, one per core at most (one
     share, all of them, when a fork is not worth it or not possible)."""
     workers = min(cores(), len(items) // least)
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers < 2 or sys.platform != "linux":
         return [items]
     size = -(-len(items) // workers)
     return [items[start : start + size] for start in range(0, len(items), size)]
@@ -44,26 +49,87 @@ def split(items: Sequence[Share], least: int) -> list[Sequence[Share]]:
 
 def in_shares(work: Callable[[Share], Made], shares: Sequence[Share]) -> list[Made]:
     """``[work(share) for share in shares]``, the first share here and each other one in a
-    forked worker meanwhile. What ``work`` returns from a worker must pickle; an exception a
-    worker raises is raised here."""
-    global _work
+    forked worker meanwhile. What ``work`` returns from a worker must pickle; an exception it
+    raises there is raised here."""
     mine, *theirs = shares
-    if not theirs:
-        return [work(mine)]
-    _work = (work, theirs)
+    workers = [_Worker.start(work, share) for share in theirs]
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(len(theirs), mp_context=context) as pool:
-            forked = [pool.submit(_do_share, index) for index in range(len(theirs))]
-            made = [work(mine)]
-            made += [future.result() for future in forked]
-    finally:
-        _work = None
+        made = [work(mine)]
+        made += [worker.result() for worker in workers]
+    except BaseException:
+        for worker in workers:
+            worker.kill()
+        raise
     return made
 
 
-def _do_share(index: int) -> Any:
-    """In a forked worker: the work of its share."""
-    assert _work is not None  # set before the fork
-    work, shares = _work
-    return work(shares[index])
+@dataclass
+class _Worker(Generic[Share, Made]):
+    """A forked process working one share, its result to come through a pipe."""
+
+    work: Callable[[Share], Made]
+    share: Share
+    pid: int
+    pipe: int
+    """The reading end of the pipe the worker writes its pickled outcome to."""
+    waited: bool = False
+    """Whether the worker was waited for (its pid may then name another process)."""
+
+    @classmethod
+    def start(cls, work: Callable[[Share], Made], share: Share) -> _Worker[Share, Made]:
+        parent = os.getpid()
+        reading, writing = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: never returns
+            os.close(reading)
+            _work_and_exit(work, share, writing, parent)
+        os.close(writing)
+        return cls(work, share, pid, reading)
+
+    def result(self) -> Made:
+        """The share's result: what the worker sent, its exception raised; or, when the
+        worker died without a word (killed, out of memory), the share worked here."""
+        with os.fdopen(self.pipe, "rb") as pipe:
+            sent = pipe.read()
+        os.waitpid(self.pid, 0)
+        self.waited = True
+        if not sent:
+            return self.work(self.share)
+        succeeded, outcome = pickle.loads(sent)
+        if not succeeded:
+            raise outcome
+        return outcome  # type: ignore[no-any-return]
+
+    def kill(self) -> None:
+        """End the worker, unless its result was taken already."""
+        if self.waited:
+            return
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        self.waited = True
+        os.close(self.pipe)
+
+
+def _work_and_exit(work: Callable[[Share], Made], share: Share, pipe: int, parent: int) -> None:
+    """In a forked worker: be killed when ``parent`` ends (or end now if it already has), work
+    the share, send the pickled outcome, and exit without running this copy's exit handlers
+    or flushing the output buffers it inherited."""
+    status = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            return
+        try:
+            outcome: tuple[bool, object] = (True, work(share))
+        except BaseException as exc:  # sent to be raised in the parent
+            outcome = (False, exc)
+        try:
+            sent = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # what does not pickle is sent as words
+            failed = f"a forked worker's outcome cannot be sent back ({exc}): {outcome[1]!r:.300}"
+            sent = pickle.dumps((False, RuntimeError(failed)))
+        with os.fdopen(pipe, "wb") as writer:
+            writer.write(sent)
+        status = 0
+    finally:
+        os._exit(status)

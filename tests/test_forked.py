@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -40,3 +46,94 @@ def test_split_makes_contiguous_shares_one_per_core_and_none_below_the_least(
     assert _forked.split(list(range(7)), 4) == [list(range(7))]  # a second share would hold 3
     monkeypatch.setattr(_forked, "cores", lambda: 1)
     assert _forked.split(list(range(700)), 2) == [list(range(700))]
+
+
+def _die_in_a_worker(share: list[int]) -> int:
+    if os.getpid() != PARENT:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
+    return sum(share)
+
+
+PARENT = os.getpid()
+
+
+def test_a_share_whose_worker_died_without_a_word_is_worked_here() -> None:
+    assert _forked.in_shares(_die_in_a_worker, [[1], [2, 3]]) == [1, 5]
+
+
+class _Unpicklable(Exception):
+    def __init__(self) -> None:
+        super().__init__("holds a lock")
+        self.lock = threading.Lock()
+
+
+def _raise_unpicklable(share: list[int]) -> list[int]:
+    if share == [2]:
+        raise _Unpicklable
+    return share
+
+
+def test_an_exception_that_does_not_pickle_comes_back_as_its_words() -> None:
+    with pytest.raises(RuntimeError, match="cannot be sent back .*holds a lock"):
+        _forked.in_shares(_raise_unpicklable, [[1], [2]])
+
+
+def _interrupted_once_the_worker_works(pid_file: Path) -> None:
+    if os.getpid() == PARENT:  # Ctrl-C here while the worker works
+        while not pid_file.exists() or not pid_file.read_text():
+            time.sleep(0.01)
+        raise KeyboardInterrupt
+    pid_file.write_text(str(os.getpid()))
+    time.sleep(60)
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_an_interrupted_parent_kills_its_workers_at_once(tmp_path: Path) -> None:
+    pid_file = tmp_path / "worker.pid"
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        _forked.in_shares(_interrupted_once_the_worker_works, [pid_file, pid_file])
+    assert time.monotonic() - started < 30  # not the worker's 60 s
+    # killed and waited for at once (a worker not waited for lingers, and os.kill finds it)
+    assert _gone(int(pid_file.read_text()), within=0.5)
+
+
+_PARENT_THAT_DIES = """
+import os, sys, time
+from pathlib import Path
+from memrank import _forked
+
+def work(share):
+    if share == "worker":
+        Path(sys.argv[1]).write_text(str(os.getpid()))
+        time.sleep(60)
+    else:
+        time.sleep(60)
+
+_forked.in_shares(work, ["here", "worker"])
+"""
+
+
+def test_a_worker_ends_when_the_process_that_forked_it_is_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "worker.pid"
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT_THAT_DIES, str(pid_file)])
+    try:
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the worker never started"
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+    finally:
+        parent.kill()  # SIGKILL: no handler of the parent's runs
+        parent.wait()
+    assert _gone(worker)
