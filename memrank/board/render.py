@@ -71,14 +71,14 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
             lambda: _render(environment, page.template, page.path, site, page.root, page.context),
         )
 
-    def own_pages(share: Sequence[_OwnPage]) -> dict[str, bytes]:
+    def rendered(share: Sequence[_OwnPage]) -> dict[str, bytes]:
         return {page.path: own(page) for page in share}
 
     whole(urls.INDEX, "index.html")
     for track in board.tracks:
         whole(track.path, "track.html", track=track)
     whole(urls.CHANGELOG, "changes.html")
-    for made in in_shares(own_pages, split(_own_pages(board), PAGES_LEAST)):
+    for made in in_shares(rendered, split(_own_pages(board), PAGES_LEAST)):
         pages.update(made)
     return pages
 
