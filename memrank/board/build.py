@@ -23,7 +23,7 @@ from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.field import FieldPage
 from memrank.board.lookalikes import look_alikes
 from memrank.board.memo import NO_MEMO, Memo
-from memrank.board.model import Board, DocPage, EvaluationPage, Identity, Row, Track
+from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.overall import overall_of
 from memrank.board.pages import histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
@@ -190,9 +190,13 @@ def _track(
                 cost_usd=_summary(measured, COST),
             )
         )
-    order = sorted(range(len(keys)), key=lambda i: _order(rows[i], ranked_by, ranking))
+    order = _standing(cells[ranked_by] if ranked_by is not None else None, ranking, rows)
+    # Each evaluation page in its own column's standing, best first: for the ranking column
+    # that is the track's order, and a column's page depends on nothing but the column.
     evaluations = [
-        evaluation_of(name, part, order, identities, memo) for part in parts if part.has_runs
+        evaluation_of(name, part, _standing(part.cells, part.column, rows), identities, memo)
+        for part in parts
+        if part.has_runs
     ]
     overall, overall_cells = overall_of(
         track, rows, {page.column.evaluation: page for page in evaluations}
@@ -274,13 +278,24 @@ def _place(
     return shown, notes
 
 
-def _order(
-    row: Row, ranked_by: int | None, column: Column | None
-) -> tuple[bool, int, bool, float, str]:
-    """Best rank first, then the better headline, then by key: the same order every build."""
-    cell = row.cells[ranked_by] if ranked_by is not None else None
-    number = cell.value.value if cell is not None else None
+def _standing(
+    cells: Sequence[Cell | None] | None, column: Column | None, rows: Sequence[Row]
+) -> list[int]:
+    """Row positions best first on ``column`` (its ``cells`` by position; None: no column):
+    best rank first, then the better value, then by row key, the same order every build."""
     higher = column is None or column.direction is Direction.HIGHER
-    better_first = 0.0 if number is None else (-number if higher else number)
-    rank = row.rank.best if row.rank else 0
-    return (row.rank is None, rank, number is None, better_first, row.key)
+
+    def standing(position: int) -> tuple[bool, int, bool, float, str]:
+        cell = cells[position] if cells is not None else None
+        number = cell.value.value if cell is not None else None
+        rank = cell.rank if cell is not None else None
+        better_first = 0.0 if number is None else (-number if higher else number)
+        return (
+            rank is None,
+            rank.best if rank else 0,
+            number is None,
+            better_first,
+            rows[position].key,
+        )
+
+    return sorted(range(len(rows)), key=standing)

@@ -171,7 +171,7 @@ def evaluation_of(
     identities: Mapping[str, Identity],
     memo: Memo,
 ) -> EvaluationPage:
-    """The column's evaluation page, its runs in the track's ``order`` (row positions)."""
+    """The column's evaluation page, its runs in ``order`` (row positions, best first)."""
     if not memo.active:  # nothing to keep it for: spare the page's trip through JSON
         return evaluation_page(track, _reading(part, memo), part.cells, order, identities)
     made = memo.through(

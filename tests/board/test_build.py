@@ -19,6 +19,7 @@ from tests.board.conftest import (
     Signed,
     built,
     keys,
+    named,
     notes,
     sign_artifacts,
     standard_runs,
@@ -129,6 +130,33 @@ def test_a_track_with_one_ranking_column_says_it_has_no_overall(tmp_path: Path) 
     assert textual.overall.none in page and 'data-key="overall"' not in page
     assert "for reference: not a ranking column" in page
     assert textual.overall.none in tree["index.html"].decode()
+
+
+def test_each_evaluation_page_lists_its_runs_best_first_on_its_own_column(
+    tmp_path: Path,
+) -> None:
+    """A column that does not rank the track lists its page best first by its own values, not
+    in the ranking column's order: here A leads on Notes (the ranking column), B on Demo."""
+    toml = BOARD_TOML.replace(
+        'title = "Demo"\nmeasure = "word-match"\ndirection = "higher"\n',
+        'title = "Demo"\nmeasure = "word-match"\ndirection = "higher"\nranking = false\n',
+    )
+    runs = [
+        Signed(named(wheel_run(system, evaluation), name))
+        for evaluation, better, worse in (
+            (memrank.evaluation("demo"), "B", "A"),
+            (notes(), "A", "B"),
+        )
+        for system, name in (("word-overlap", better), ("no-context", worse))
+    ]
+    board, _ = built(sign_artifacts(tmp_path / "artifacts", runs, toml))
+    assert [row.system for row in board.tracks[0].rows] == ["A", "B"]
+    pages = {page.column.evaluation: page for page in board.evaluations}
+    assert [link.system for link in pages["notes"].rows] == ["A", "B"]
+    assert [link.system for link in pages["demo"].rows] == ["B", "A"]
+    for page in pages.values():
+        values = [cell.value.value for cell in page.cells]
+        assert values == sorted(values, reverse=True)
 
 
 def test_rank_by_must_name_a_ranking_column(tmp_path: Path) -> None:
