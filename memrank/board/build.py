@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from memrank.artifacts import Division, Root, VerifiedRun
 from memrank.board import urls
 from memrank.board.changelog import changes
-from memrank.board.columns import column_part, evaluation_of
+from memrank.board.columns import column_parts, evaluation_of
 from memrank.board.compare import Shown
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.field import FieldPage
@@ -149,17 +149,14 @@ def _track(
     placed, notes = _place(name, track, runs)
     keys = sorted(placed)
     rows_named = ["\x1f".join(key) for key in keys]
-    parts = [
-        column_part(
-            name,
-            column,
-            rows_named,
-            [placed[key].get(column.evaluation) for key in keys],
-            identities,
-            memo,
-        )
-        for column in track.columns
-    ]
+    parts = column_parts(
+        name,
+        track.columns,
+        rows_named,
+        [[placed[key].get(column.evaluation) for key in keys] for column in track.columns],
+        identities,
+        memo,
+    )
     cells = [part.cells for part in parts]
     ranking = track.ranking_column
     ranked_by = next(

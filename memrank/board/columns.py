@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
+from memrank._forked import in_shares, split
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
 from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
@@ -24,7 +25,11 @@ from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunL
 from memrank.board.notes import budget_note
 from memrank.board.reading import ColumnReading, read_column
 
-__all__ = ["ColumnPart", "column_part", "evaluation_of"]
+__all__ = ["COLUMNS_LEAST", "ColumnPart", "column_part", "column_parts", "evaluation_of"]
+
+COLUMNS_LEAST = 600
+"""The fewest runs a track's columns hold together for them to be read side by side in
+forked workers: below it, forking costs more than it saves."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +167,45 @@ def column_part(
     if memo.active:
         memo.put(key, _Stored.of(part, rows).model_dump_json().encode())
     return part
+
+
+def column_parts(
+    track: str,
+    columns: Sequence[Column],
+    rows: Sequence[str],
+    placed: Sequence[Sequence[VerifiedRun | None]],
+    identities: Mapping[str, Identity],
+    memo: Memo,
+) -> list[ColumnPart]:
+    """``column_part`` of each of ``columns``, ``placed`` holding each one's runs by row. A
+    column's reading is independent of the others', so a large track reads its columns side
+    by side, a share per core (``memrank._forked``)."""
+    everything = list(range(len(columns)))
+    held = sum(run is not None for runs in placed for run in runs)
+    shares = split(everything, 1) if held >= COLUMNS_LEAST else [everything]
+
+    def read(share: Sequence[int]) -> list[ColumnPart]:
+        # Sent back without the runs: this process holds them already, and pickled, a run
+        # carries its whole scores file.
+        return [
+            _without_runs(column_part(track, columns[i], rows, placed[i], identities, memo))
+            for i in share
+        ]
+
+    made = [part for parts in in_shares(read, shares) for part in parts]
+    return [_with_runs(part, runs) for part, runs in zip(made, placed, strict=True)]
+
+
+def _without_runs(part: ColumnPart) -> ColumnPart:
+    reading = part.reading and replace(part.reading, runs=())
+    return replace(part, placed=(), reading=reading)
+
+
+def _with_runs(part: ColumnPart, placed: Sequence[VerifiedRun | None]) -> ColumnPart:
+    """``part`` with its runs again (as ``read_column`` keeps them: placed, Nones left out)."""
+    runs = tuple(run for run in placed if run is not None)
+    reading = part.reading and replace(part.reading, runs=runs)
+    return replace(part, placed=tuple(placed), reading=reading)
 
 
 def evaluation_of(

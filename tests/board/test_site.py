@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memrank import _forked
-from memrank.board import render
+from memrank.board import columns, render
 from memrank.board.model import Board
 from memrank.board.site import assemble, differences, write
 from memrank.errors import BoardError
@@ -71,3 +71,25 @@ def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
     monkeypatch.setattr(render, "split", counted)
     assert built(standard)[1] == tree
     assert shares == [3]
+
+
+def test_columns_read_in_forked_shares_build_the_site_one_process_builds(
+    standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The textual track's two columns, one read here and one in a forked worker, which sends
+    # its part back without the runs: the site must be byte for byte one process's.
+    monkeypatch.setattr(columns, "COLUMNS_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    shares: list[int] = []
+    split = _forked.split
+
+    def counted(items: Sequence[object], least: int) -> list[Sequence[object]]:
+        made = split(items, least)
+        shares.append(len(made))
+        return made
+
+    monkeypatch.setattr(columns, "split", counted)
+    board, again = built(standard)
+    assert again == tree
+    assert 2 in shares
+    assert all(page.rows for page in board.evaluations)
