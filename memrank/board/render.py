@@ -53,12 +53,13 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
     theme = (
         memo.entry("theme", folder_digest(templates), site.model_dump_json()) if memo.active else ""
     )
-    pages: dict[str, bytes] = {}
 
-    def whole(path: str, template: str, **context: Any) -> None:
-        pages[path] = _render(environment, template, path, site, None, {"board": board, **context})
+    def made(page: _Page) -> bytes:
+        if page.whole:
+            return _render(
+                environment, page.template, page.path, site, None, {"board": board, **page.context}
+            )
 
-    def own(page: _OwnPage) -> bytes:
         def parts() -> tuple[str, ...]:
             # a run page says what it is made from; any other page is known by its whole model
             shown = page.made_from or "".join(
@@ -71,21 +72,21 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
             lambda: _render(environment, page.template, page.path, site, page.root, page.context),
         )
 
-    def rendered(share: Sequence[_OwnPage]) -> dict[str, bytes]:
-        return {page.path: own(page) for page in share}
+    def rendered(share: Sequence[_Page]) -> dict[str, bytes]:
+        return {page.path: made(page) for page in share}
 
-    whole(urls.INDEX, "index.html")
-    for track in board.tracks:
-        whole(track.path, "track.html", track=track)
-    whole(urls.CHANGELOG, "changes.html")
-    for made in in_shares(rendered, split(_own_pages(board), PAGES_LEAST)):
-        pages.update(made)
+    # The pages that see the whole board come last: on a board large enough to split, they
+    # go with the last share, a forked worker's, while this process renders the first run pages.
+    every = [*_own_pages(board), *_whole_pages(board)]
+    pages: dict[str, bytes] = {}
+    for share in in_shares(rendered, split(every, PAGES_LEAST)):
+        pages.update(share)
     return pages
 
 
 @dataclass(frozen=True)
-class _OwnPage:
-    """A page that sees only its own models (and the frame)."""
+class _Page:
+    """A page to render: its template and the models it sees (besides the frame)."""
 
     path: str
     template: str
@@ -94,21 +95,31 @@ class _OwnPage:
     """The prefix of its links (None: relative, as deep as the page)."""
     made_from: str = ""
     """What a run page is made from, for the memo (other pages are known by their models)."""
+    whole: bool = False
+    """Whether it also sees the whole board (the index, track and changelog pages): then it is
+    made afresh, never taken from the memo."""
 
 
-def _own_pages(board: Board) -> list[_OwnPage]:
+def _whole_pages(board: Board) -> list[_Page]:
+    pages = [_Page(urls.INDEX, "index.html", {}, whole=True)]
+    pages += [_Page(t.path, "track.html", {"track": t}, whole=True) for t in board.tracks]
+    pages.append(_Page(urls.CHANGELOG, "changes.html", {}, whole=True))
+    return pages
+
+
+def _own_pages(board: Board) -> list[_Page]:
     pages = [
-        _OwnPage(run.path, "run.html", {"run": run}, made_from=run.made_from) for run in board.runs
+        _Page(run.path, "run.html", {"run": run}, made_from=run.made_from) for run in board.runs
     ]
     pages += [
-        _OwnPage(page.path, "evaluation.html", {"evaluation": page}) for page in board.evaluations
+        _Page(page.path, "evaluation.html", {"evaluation": page}) for page in board.evaluations
     ]
-    pages += [_OwnPage(page.path, "history.html", {"history": page}) for page in board.histories]
+    pages += [_Page(page.path, "history.html", {"history": page}) for page in board.histories]
     if board.field is not None:
-        pages.append(_OwnPage(board.field.path, "field.html", {"field": board.field}))
-    pages += [_OwnPage(doc.path, "doc.html", {"doc": doc}) for doc in board.docs]
+        pages.append(_Page(board.field.path, "field.html", {"field": board.field}))
+    pages += [_Page(doc.path, "doc.html", {"doc": doc}) for doc in board.docs]
     # Served for a missing path at any depth, so its links start at the site's own path.
-    pages.append(_OwnPage(urls.NOT_FOUND, "404.html", {}, root=urlsplit(board.base_url).path))
+    pages.append(_Page(urls.NOT_FOUND, "404.html", {}, root=urlsplit(board.base_url).path))
     return pages
 
 
