@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["cores", "in_shares", "split"]
+__all__ = ["cores", "in_shares", "in_turns", "split"]
 
 Share = TypeVar("Share")
 Made = TypeVar("Made")
+Item = TypeVar("Item")
 
 _PR_SET_PDEATHSIG = 1
 
@@ -61,6 +62,54 @@ def in_shares(work: Callable[[Share], Made], shares: Sequence[Share]) -> list[Ma
             worker.kill()
         raise
     return made
+
+
+def in_turns(
+    work: Callable[[Sequence[Item]], list[Made]], items: Sequence[Item], least: int, batch: int
+) -> list[Made]:
+    """``work(items)``, in batches of ``batch`` items handed out in turn to this process and
+    to forked workers (one per core, as ``split`` with ``least`` allows) as each comes free:
+    items that cost unequally still keep every core busy to the end. ``work`` returns one
+    result per item; the results come back in the order of ``items``."""
+    processes = len(split(items, least))
+    if processes < 2:
+        return work(items)
+    # At most as many batches as numbers fit in a pipe's buffer, all written before any is read.
+    batch = max(batch, -(-len(items) // (_PIPE_HOLDS // _NUMBER)))
+    starts = range(0, len(items), batch)
+    queue, writing = os.pipe()
+    try:
+        os.write(writing, b"".join(n.to_bytes(_NUMBER, "little") for n in range(len(starts))))
+    finally:
+        os.close(writing)  # so that a read of an emptied queue ends, in every process
+
+    def take(_: object) -> dict[int, list[Made]]:
+        """Batches, by number, until the queue is empty (a read of a few bytes is atomic)."""
+        done = {}
+        while number := os.read(queue, _NUMBER):
+            at = starts[int.from_bytes(number, "little")]
+            done[at] = work(items[at : at + batch])
+        return done
+
+    try:
+        made: dict[int, list[Made]] = {}
+        for taken in in_shares(take, [None] * processes):
+            made.update(taken)
+    finally:
+        os.close(queue)
+    # A worker that died without a word took batches with it: they are worked here.
+    return [
+        result
+        for at in starts
+        for result in (made[at] if at in made else work(items[at : at + batch]))
+    ]
+
+
+_NUMBER = 4
+"""Bytes of a batch number in the queue."""
+_PIPE_HOLDS = 4_096
+"""What a Linux pipe holds before a write waits, at the least (one page: a user over the
+kernel's pipe quota gets no more)."""
 
 
 @dataclass

@@ -137,3 +137,41 @@ def test_a_worker_ends_when_the_process_that_forked_it_is_killed(tmp_path: Path)
         parent.kill()  # SIGKILL: no handler of the parent's runs
         parent.wait()
     assert _gone(worker)
+
+
+def _pid_of_each_slow_first(items: list[int]) -> list[tuple[int, int]]:
+    if 0 in items:
+        time.sleep(0.5)  # the first batch costs more than all the others together
+    return [(os.getpid(), item) for item in items]
+
+
+def test_batches_are_handed_out_as_processes_come_free_and_come_back_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    made = _forked.in_turns(_pid_of_each_slow_first, list(range(40)), least=1, batch=2)
+    assert [item for _, item in made] == list(range(40))
+    slow = made[0][0]
+    others = [pid for pid, _ in made if pid != slow]
+    assert len(set(others)) == 1 and len(others) >= 30  # the other process took the rest
+
+
+def test_batches_a_dead_worker_took_are_worked_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    here = os.getpid()
+
+    def dies_in_a_worker(items: list[int]) -> list[int]:
+        if os.getpid() != here:
+            os._exit(1)  # as the out-of-memory killer would end it, without a word
+        time.sleep(0.05)  # so that the worker takes a batch before this process has them all
+        return [item * 10 for item in items]
+
+    assert _forked.in_turns(dies_in_a_worker, list(range(9)), least=1, batch=2) == [
+        item * 10 for item in range(9)
+    ]
+
+
+def test_in_turns_below_the_least_works_everything_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    made = _forked.in_turns(_pid_of_each_slow_first, [1, 2, 3], least=2, batch=1)
+    assert made == [(os.getpid(), 1), (os.getpid(), 2), (os.getpid(), 3)]

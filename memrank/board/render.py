@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
-from memrank._forked import in_shares, split
+from memrank._forked import in_turns
 from memrank.board import urls
 from memrank.board.compare import NEAREST
 from memrank.board.memo import NO_MEMO, Memo, folder_digest
@@ -38,7 +38,10 @@ _STATIC = "static"
 HOME_ROWS = 25
 """Rows of each track the home page shows, best first (the track's page has them all)."""
 PAGES_LEAST = 400
-"""The fewest pages a forked worker renders: below it, forking costs more than it saves."""
+"""The fewest pages per process for pages to be rendered in forked workers too: below it,
+forking costs more than it saves."""
+PAGES_BATCH = 16
+"""Pages a process takes at a time (``memrank._forked.in_turns``)."""
 
 
 def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
@@ -72,16 +75,13 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
             lambda: _render(environment, page.template, page.path, site, page.root, page.context),
         )
 
-    def rendered(share: Sequence[_Page]) -> dict[str, bytes]:
-        return {page.path: made(page) for page in share}
-
-    # The pages that see the whole board come last: on a board large enough to split, they
-    # go with the last share, a forked worker's, while this process renders the first run pages.
-    every = [*_own_pages(board), *_whole_pages(board)]
-    pages: dict[str, bytes] = {}
-    for share in in_shares(rendered, split(every, PAGES_LEAST)):
-        pages.update(share)
-    return pages
+    # Handed out in batches as each core comes free: the pages that see the whole board cost
+    # many run pages each, and in a rebuild a page the memo holds costs little.
+    every = [*_whole_pages(board), *_own_pages(board)]
+    rendered = in_turns(
+        lambda share: [made(page) for page in share], every, PAGES_LEAST, PAGES_BATCH
+    )
+    return {page.path: content for page, content in zip(every, rendered, strict=True)}
 
 
 @dataclass(frozen=True)

@@ -56,9 +56,10 @@ def test_two_parts_wanting_one_path_is_an_error(board: Board) -> None:
 def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
     standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The pages split over three workers, two of them forked, as a big board's are: what
-    # comes back must be byte for byte what one process renders.
+    # The pages handed out a page at a time to three processes, two of them forked, as a big
+    # board's are: what comes back must be byte for byte what one process renders.
     monkeypatch.setattr(render, "PAGES_LEAST", 1)
+    monkeypatch.setattr(render, "PAGES_BATCH", 1)
     monkeypatch.setattr(_forked, "cores", lambda: 3)
     shares: list[int] = []
     split = _forked.split
@@ -68,7 +69,7 @@ def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
         shares.append(len(made))
         return made
 
-    monkeypatch.setattr(render, "split", counted)
+    monkeypatch.setattr(_forked, "split", counted)
     assert built(standard)[1] == tree
     assert shares == [3]
 
