@@ -1,5 +1,7 @@
 """Work split into shares: the first done in this process, the others at the same time in
-forked copies of it, the results in the order of the shares.
+forked copies of it, the results in the order of the shares (``in_shares``); or handed out in
+batches to this process and its forked copies, each taking the next as it comes free, when
+items cost unequally (``in_turns``).
 
 A board of thousands of runs verifies and renders them one by one, and each run's work is
 independent of the others'; on a machine with more than one core the shares run side by side.
