@@ -7,8 +7,9 @@ one before it drew (an exact tie), so ranks are a mix of separated rows and many
 files go to a results store outside artifacts/, as a LoCoMo board keeps them. The largest board
 is signed once; each smaller one is a copy of an evenly spread subset of its signed files. For
 each size the whole build (verify, read every run's scores, test all pairs of each column,
-render, write) runs in a fresh process, and this prints its wall time, peak RSS, the site's
-files and bytes, and the verify-only time of the same folder as the baseline, side by side.
+render, write) runs three times, each in a fresh process writing a folder of its own, and this
+prints the fastest one's wall time, the largest peak RSS, the site's files and bytes, and the
+fastest of three verify-only runs of the same folder as the baseline, side by side.
 
 Then it fits growth exponents over the sizes (log time / log systems: 1 is linear) and checks
 the targets for the largest board: cold build <= 20 s and <= 2x verify, peak RSS <= 1 GB,
@@ -340,9 +341,14 @@ def main(sizes: list[int]) -> None:
         for systems in sorted(sizes):
             folder = Path(root) / f"board-{systems}"
             artifacts = subset(full, folder, systems, largest)
-            out = folder / "site"
             verified = min(verify_seconds(artifacts) for _ in range(3))
-            seconds, rss, workers = build(artifacts, out)
+            # The fastest of three cold builds, as for verify; each writes a folder of its own
+            # (deleting a site just before the next build slows that build's file creation).
+            tries = [build(artifacts, folder / f"site-{n}") for n in range(3)]
+            seconds = min(seconds for seconds, _, _ in tries)
+            rss = max(rss for _, rss, _ in tries)
+            workers = max(workers for _, _, workers in tries)
+            out = folder / "site-0"
             files, size = site_size(out)
             rows.append((systems, seconds, rss, files, size))
             print(
