@@ -20,31 +20,35 @@ site); its site is compared byte for byte with a build without the memo. The sam
 as a user times it: `memrank build-site` against `memrank verify`, each a fresh process. Sizes
 are timed cold (no memo).
 
-Last measured (issue 29), alone on a shared 2-core machine, each number the same run's, the
-verify in a fresh process of its own as the build is:
+Last measured (issue 29), two runs alone on a shared 2-core machine, the fastest of three of
+each build and each verify, every verify in a fresh process of its own as the build is:
 
-  200 x 3:   build 6.54 s, verify 2.31 s (2.83x), peak RSS 238 MB, 2,041 files, 19.5 MB
-  1000 x 3:  build 27.01 s, verify 10.05 s (2.69x), peak RSS 916 MB, 10,041 files, 112.8 MB
-  one run added to the 1000: rebuild 19.94 s with the memo (24.60 s without) against a
-  9.48 s verify, 2.10x, byte-identical to a cold build; as commands, build-site 21.33 s
-  against verify 9.92 s, 2.15x
-  growth exponents 200 -> 1000: time 0.88, bytes 1.09, files 0.99, RSS 0.84
+  200 x 3:   build 5.85 / 4.45 s, verify 2.17 / 2.06 s (2.70x / 2.16x), peak RSS 234 MB,
+             2,041 files, 19.4 MB
+  1000 x 3:  build 23.35 / 25.54 s, verify 11.50 / 10.22 s (2.03x / 2.50x), peak RSS 919 MB,
+             10,041 files, 112.7 MB
+  one run added to the 1000: rebuild 13.75 / 13.81 s with the memo (23.12 / 24.50 s without)
+  against a 10.02 / 8.67 s verify, 1.37x / 1.59x, byte-identical to a cold build; as commands
+  (second run), build-site 15.05 s against verify 9.36 s, 1.61x
+  growth exponents 200 -> 1000: time 0.86 / 1.09, bytes 1.09, files 0.99, RSS 0.85
 
-Met: peak RSS <= 1 GB, time and bytes exponents <= 1.1. Not met: the cold build within 20 s
-(27.0 s) and within 2x verify (2.69x), and the rebuild within 1.5x verify (2.10x). Until this
-stop the verify was timed in this process, which holds the signed board: there it takes 15 to
-17 s, and the same builds read 1.73x and 1.15x. The build verifies and renders in forked shares,
-one per core (memrank/_forked.py); a worker's peak RSS (844 MB at 1000 x 3) counts the pages it
-shares with the build again, so it is not memory added to the build's 914 MB. Where the
-1000 x 3 cold build goes, stage by stage in one process: verify 10 to 14 s, the board (three
-columns read, each all-pairs test 1 s) 8 s, pages 4.5 s, writing 10,041 files 2 to 8 s (this
-machine's disk), data files 1 s.
+Met: peak RSS <= 1 GB, time and bytes exponents <= 1.1; the rebuild within 1.5x verify in one
+run of two. Not met: the cold build within 20 s and within 2x verify. The build verifies, reads
+a track's columns and renders its pages in forked workers, one per core (memrank/_forked.py); a
+worker's peak RSS (848 MB at 1000 x 3) counts the pages it shares with the build again, so it is
+not memory added to the build's 919 MB. Where the 1000 x 3 cold build goes, stage by stage:
+verify 9 to 12 s, the board (three columns read, two at a time) 5 to 7 s, pages 4.3 to 5 s,
+data files 1 s, writing 10,041 files 1.3 s on a file system that deleted nothing in the minutes
+before (up to 8 s on one that did).
 
 How it got here: 585 s before issue 29's scale work (per-pair task products, a Python float per
 pair); 54.6 s with the pair matrices as arrays (verify then 32 s: each number of each scores and
 timings file asked in Python, each task name interned); 26.7 s with those checks made two byte
 scans, the task lists shared, the collector paused while verifying, and verifying and rendering
-in shares.
+in shares; 23-26 s with a track's columns read side by side and the pages handed out in batches
+as cores come free. The rebuild went from 19.9 s to 13.8 s when each evaluation page came to
+list its systems in its own column's standing: it then depends on that column alone, and the
+columns a new run does not touch are no longer read again.
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
