@@ -61,15 +61,7 @@ def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
     monkeypatch.setattr(render, "PAGES_LEAST", 1)
     monkeypatch.setattr(render, "PAGES_BATCH", 1)
     monkeypatch.setattr(_forked, "cores", lambda: 3)
-    shares: list[int] = []
-    split = _forked.split
-
-    def counted(items: Sequence[object], least: int) -> list[Sequence[object]]:
-        made = split(items, least)
-        shares.append(len(made))
-        return made
-
-    monkeypatch.setattr(_forked, "split", counted)
+    shares = _splits_counted(monkeypatch, _forked)
     assert built(standard)[1] == tree
     assert shares == [3]
 
@@ -81,6 +73,15 @@ def test_columns_read_in_forked_shares_build_the_site_one_process_builds(
     # its part back without the runs: the site must be byte for byte one process's.
     monkeypatch.setattr(columns, "COLUMNS_LEAST", 1)
     monkeypatch.setattr(_forked, "cores", lambda: 2)
+    shares = _splits_counted(monkeypatch, columns)
+    board, again = built(standard)
+    assert again == tree
+    assert 2 in shares
+    assert all(page.rows for page in board.evaluations)
+
+
+def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int]:
+    """How many shares each call of ``split``, as ``module`` calls it, made (in order)."""
     shares: list[int] = []
     split = _forked.split
 
@@ -89,8 +90,5 @@ def test_columns_read_in_forked_shares_build_the_site_one_process_builds(
         shares.append(len(made))
         return made
 
-    monkeypatch.setattr(columns, "split", counted)
-    board, again = built(standard)
-    assert again == tree
-    assert 2 in shares
-    assert all(page.rows for page in board.evaluations)
+    monkeypatch.setattr(module, "split", counted)
+    return shares
