@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from markupsafe import Markup
 from pydantic import BaseModel
 
 from memrank._forked import in_turns
@@ -163,7 +164,36 @@ def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
     environment.globals["nearest"] = NEAREST
     environment.globals["matrix_most"] = MATRIX_MOST
     environment.globals["home_rows"] = HOME_ROWS
+    environment.globals["fragment"] = _Fragments(environment)
     return environment
+
+
+class _Fragments:
+    """``fragment(template, **values)``: a piece of a page made of ``values`` alone (strings,
+    numbers, tuples: hashable), rendered once per distinct values and the same HTML every
+    time after. It sees none of the page's own names (``page``, ``href``), so it cannot differ
+    from page to page. A run page's list of installed distributions is the same on every run
+    one pipeline built: thousands of runs, a few lists."""
+
+    def __init__(self, environment: Environment) -> None:
+        self._environment = environment
+        self._made: dict[tuple[object, ...], Markup] = {}
+
+    def __call__(self, template: str, **values: object) -> Markup:
+        from jinja2 import TemplateRuntimeError
+
+        key = (template, *sorted(values.items()))
+        try:
+            found = self._made.get(key)
+        except TypeError:
+            raise TemplateRuntimeError(
+                f"fragment({template!r}): its values must be hashable (text, numbers, tuples)"
+            ) from None
+        if found is None:
+            # autoescaped when rendered, so marked safe as it is
+            found = Markup(self._environment.get_template(template).render(**values))
+            self._made[key] = found
+        return found
 
 
 def _render(

@@ -154,3 +154,47 @@ def test_static_assets_are_served_under_static() -> None:
         "static/compare.js",
         "static/favicon.svg",
     }
+
+
+def _theme(tmp_path: Path, run_page: str, piece: str) -> Path:
+    """The shipped theme with run.html and a piece it renders through ``fragment`` replaced."""
+    for template in TEMPLATES.glob("*.html"):
+        (tmp_path / template.name).write_text(template.read_text())
+    (tmp_path / "run.html").write_text(run_page)
+    (tmp_path / "piece.html").write_text(piece)
+    return tmp_path
+
+
+def test_a_fragment_is_made_of_its_own_values_on_every_page(tmp_path: Path, board: Board) -> None:
+    # Kept by its values: a fragment kept by template alone would show the first run's id on
+    # every page.
+    theme = _theme(tmp_path, '{{ fragment("piece.html", id=run.artifact_id) }}', "<p>{{ id }}</p>")
+    rendered = render_pages(board, theme)
+    assert len(board.runs) > 1
+    for run in board.runs:
+        assert rendered[run.path].decode() == f"<p>{run.artifact_id}</p>"
+
+
+def test_each_run_page_lists_its_own_distributions(board: Board, tree: dict[str, bytes]) -> None:
+    for run in board.runs:
+        listed = re.search(
+            r'<p class="distributions">(.*?)</p>', tree[run.path].decode(), re.DOTALL
+        )
+        assert listed is not None, run.path
+        names = re.findall(r"<code><bdi>(.*?)</bdi></code>", listed.group(1))
+        assert names == list(run.predicate.pipeline.distributions), run.path
+
+
+@pytest.mark.parametrize(
+    ("call", "piece", "said"),
+    [
+        ('fragment("piece.html", ids=[run.artifact_id])', "{{ ids }}", "must be hashable"),
+        ('fragment("piece.html", id=run.artifact_id)', "{{ page }}", "'page' is undefined"),
+    ],
+)
+def test_a_fragment_that_could_differ_by_page_is_an_error(
+    tmp_path: Path, board: Board, call: str, piece: str, said: str
+) -> None:
+    theme = _theme(tmp_path, "{{ " + call + " }}", piece)
+    with pytest.raises(BoardConfigError, match=rf"template run\.html .*{said}"):
+        render_pages(board, theme)
