@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from markupsafe import Markup
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SkipValidation
 
 from memrank._types import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
@@ -197,9 +197,10 @@ class RunPage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
     artifact_id: str
     path: str
-    predicate: RunPredicate
+    predicate: SkipValidation[RunPredicate]
     """The signed statement's predicate: system, evaluation, dataset bundle, pipeline,
-    environment, dates and the run-scope summary."""
+    environment, dates and the run-scope summary. Taken as verification made it: pydantic
+    runs a record's own checks again each time it is placed in another model."""
     key_ids: tuple[str, ...]
     """The release keys whose signatures verified, as the verifier computed them."""
     identity: Identity | None
