@@ -63,9 +63,11 @@ def plain(text: object) -> str:
     return f"{_FIRST_STRONG_ISOLATE}{visible(str(text))}{_POP_ISOLATE}"
 
 
+@functools.lru_cache(maxsize=4096)
 def category_order(category: str) -> tuple[tuple[int, str], ...]:
     """Categories in natural order: LoCoMo's 1 to 5, and MemoryCode's sessions-1, sessions-2
-    ... sessions-100 (numbers inside a name compared as numbers, not as text)."""
+    ... sessions-100 (numbers inside a name compared as numbers, not as text). Kept by name:
+    every run page sorts its evaluation's few categories again."""
     return tuple(
         (int(part), "") if part.isdigit() else (-1, part)
         for part in re.split(r"(\d+)", category)
