@@ -7,6 +7,8 @@ links relative to the page they are on.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, SkipValidation
@@ -161,10 +163,13 @@ class Undecided(BaseModel):
     """The first few of them, by task id."""
 
 
-class Comparison(BaseModel):
-    """This run against another run of the same column, from the all-pairs test."""
+class Comparison(NamedTuple):
+    """This run against another run of the same column, from the all-pairs test.
 
-    model_config = _FROZEN
+    A plain tuple, not a model: a column of 1,000 runs makes some 30,000 of them, each made
+    here from numbers the test already checked, and sent between processes: a model costs
+    eight times as much to make and more than twice as much to send."""
+
     other: RunLink
     other_value: float
     difference: float
@@ -228,9 +233,9 @@ class RunPage(BaseModel):
     """The run page of the artifact this one corrects."""
     superseded_by: str | None
     """The run page of the artifact that corrects this one; a superseded run leaves the table."""
-    comparisons: tuple[Comparison, ...]
+    comparisons: SkipValidation[tuple[Comparison, ...]]
     """Other runs shown in the same column, best first: the nearest ties, and the nearest runs
-    the test separates on each side."""
+    the test separates on each side. Taken as made (see ``Comparison``)."""
     more_better: int = 0
     """Runs significantly better than this one that ``comparisons`` leaves out."""
     more_worse: int = 0
