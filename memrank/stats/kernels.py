@@ -144,8 +144,12 @@ def _sign_flip_p(sums: np.ndarray) -> np.ndarray:
     packed = np.rint(np.take_along_axis(sums, order, axis=1)).astype(np.int64)
     observed = np.abs(packed.sum(axis=1))
     patterns = 2 ** (width - 1)
-    # int32 holds any total (at most the tasks); a count of patterns fits 16 bits (at most 2^15)
-    kind = np.int32 if np.abs(packed).sum(axis=1).max() < 2**30 else np.int64
+    # Every total a pattern reaches, and twice any one sum, lie within +-(the row's sum of |S|):
+    # int16 holds them below 2^14 (a cluster sum counts tasks, so any evaluation of under 16,384
+    # tasks), and halves the bytes each pass walks; int32 holds any total of at most the tasks.
+    # A count of patterns fits 16 bits (at most 2^15).
+    largest = np.abs(packed).sum(axis=1).max()
+    kind = np.int16 if largest < 2**14 else np.int32 if largest < 2**30 else np.int64
     for start in range(0, len(packed), _ROWS_PER_CHUNK):
         rows = slice(start, start + _ROWS_PER_CHUNK)
         doubled = np.ascontiguousarray(2 * packed[rows].T, dtype=kind)

@@ -22,6 +22,7 @@ from memrank.stats import (
     pairwise_tests,
 )
 from memrank.stats._dist import chi2_1_sf, t_quantile, t_two_sided_p
+from memrank.stats.kernels import _sign_flip_p
 from memrank.stats.mcnemar import mcnemar_exact_many
 
 
@@ -80,6 +81,20 @@ def _brute_sign_flip(difference: np.ndarray, codes: np.ndarray) -> float:
         for signs in patterns
     )
     return hits / len(patterns)
+
+
+@pytest.mark.parametrize("largest", [2**14 - 1, 2**14, 2**15 + 1])
+def test_the_sign_flip_walk_is_exact_at_the_edge_of_its_integer_width(largest: int) -> None:
+    # The walk keeps its totals in the narrowest integer that holds every total a pattern
+    # reaches and twice any one cluster's sum; one too narrow wraps around and miscounts. (The
+    # first cluster's sign is never swapped, so the large sums come later.)
+    half = largest // 2
+    rows = np.array([[1, half - 1, largest - half - 1, 1], [1, largest - 3, -1, 1]])
+    for row, p in zip(rows, _sign_flip_p(rows.astype(float)), strict=True):
+        observed = abs(row.sum())
+        patterns = list(itertools.product((1, -1), repeat=len(row)))
+        hits = sum(abs(int(np.dot(signs, row))) >= observed for signs in patterns)
+        assert p == hits / len(patterns), (largest, row)
 
 
 def _brute_cr2(difference: np.ndarray, codes: np.ndarray) -> tuple[float, float, float, float]:
