@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from memrank import _forked
-from memrank.board import columns, render
+from memrank.board import columns, render, site
+from memrank.board.files import data_files
+from memrank.board.memo import Memo
 from memrank.board.model import Board
 from memrank.board.site import assemble, differences, write
 from memrank.errors import BoardError
@@ -78,6 +81,24 @@ def test_columns_read_in_forked_shares_build_the_site_one_process_builds(
     assert again == tree
     assert 2 in shares
     assert all(page.rows for page in board.evaluations)
+
+
+def test_data_files_made_in_a_forked_worker_build_the_site_one_process_builds(
+    standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The data files made in a forked worker while this process renders the pages, as a big
+    # board's are: the site must be byte for byte one process's.
+    monkeypatch.setattr(site, "DATA_APART_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    made_by = tmp_path / "made-by"
+
+    def recorded(board: Board, memo: Memo) -> dict[str, bytes]:
+        made_by.write_text(str(os.getpid()))  # a worker's memory does not come back; a file does
+        return data_files(board, memo)
+
+    monkeypatch.setattr(site, "data_files", recorded)
+    assert built(standard)[1] == tree
+    assert int(made_by.read_text()) != os.getpid()
 
 
 def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int]:
