@@ -2,7 +2,8 @@
 compared with a folder.
 
 The whole tree is made before anything is written, so a build that fails leaves the previous
-site as it was. A first build writes a sibling folder and renames it into place. A rebuild
+site as it was. A first build writes a sibling folder (a large one in shares, one per core) and
+renames it into place. A rebuild
 rewrites only the files whose bytes changed, each written beside itself and renamed over the
 old one (a reader never sees half a file), deletes what the new tree no longer holds, and
 writes manifest.json last: if it is stopped midway, the manifest still names the old files and
@@ -32,7 +33,7 @@ from memrank.board.pages import downloads
 from memrank.board.render import DEFAULT_TEMPLATES, render_pages, static_files
 from memrank.errors import BoardError, OutputUnwritable
 
-__all__ = ["DATA_APART_LEAST", "Made", "assemble", "differences", "make", "write"]
+__all__ = ["DATA_APART_LEAST", "WRITE_LEAST", "Made", "assemble", "differences", "make", "write"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,10 @@ def _done(jobs: Sequence[Callable[[], dict[str, bytes]]]) -> list[dict[str, byte
     return [job() for job in jobs]
 
 
+WRITE_LEAST = 1_000
+"""The fewest files per process for a first build's files to be written in forked workers too."""
+
+
 def write(tree: Mapping[str, bytes], out: Path) -> None:
     """Make ``out`` hold exactly ``tree``; a file system that fails (a full disk, a name too
     long) ends in OutputUnwritable naming it, never a traceback."""
@@ -149,7 +154,12 @@ def _write(tree: Mapping[str, bytes], out: Path) -> None:
     for leftover in (building, retired):
         shutil.rmtree(leftover, ignore_errors=True)
     try:
-        _write_files(tree, building, sorted(tree), fresh=True)
+        # The files of a first build in contiguous shares, one per core: most of writing them
+        # is the kernel's work per file and folder, which two processes do side by side.
+        in_shares(
+            lambda paths: _write_files(tree, building, paths, fresh=True),
+            split(sorted(tree), WRITE_LEAST),
+        )
     except (OSError, OutputUnwritable):
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -177,7 +187,7 @@ def _update(tree: Mapping[str, bytes], out: Path) -> None:
 
 
 def _write_files(
-    tree: Mapping[str, bytes], out: Path, paths: list[str], *, fresh: bool = False
+    tree: Mapping[str, bytes], out: Path, paths: Sequence[str], *, fresh: bool = False
 ) -> None:
     """Write ``paths`` of ``tree`` under ``out``; ``fresh``: ``out`` is a folder this build
     just made, which nobody else reads until it is renamed into place."""

@@ -14,7 +14,7 @@ from memrank.board.files import data_files
 from memrank.board.memo import Memo
 from memrank.board.model import Board
 from memrank.board.site import assemble, differences, write
-from memrank.errors import BoardError
+from memrank.errors import BoardError, OutputUnwritable
 from tests.board.conftest import TEMPLATES, built
 
 
@@ -99,6 +99,30 @@ def test_data_files_made_in_a_forked_worker_build_the_site_one_process_builds(
     monkeypatch.setattr(site, "data_files", recorded)
     assert built(standard)[1] == tree
     assert int(made_by.read_text()) != os.getpid()
+
+
+def test_a_first_build_written_in_forked_shares_is_the_whole_tree(
+    tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A big board's first build writes its files in two processes: every file, each whole.
+    monkeypatch.setattr(site, "WRITE_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    shares = _splits_counted(monkeypatch, site)
+    write(tree, tmp_path / "site")
+    assert shares == [2]
+    assert differences(tree, tmp_path / "site") == []
+
+
+def test_a_share_that_cannot_be_written_fails_the_whole_first_build(
+    tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The name too long sorts last, so the forked worker's share is the one that fails.
+    monkeypatch.setattr(site, "WRITE_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    broken = {**tree, "zz/" + "x" * 300: b"x"}
+    with pytest.raises(OutputUnwritable, match="File name too long"):
+        write(broken, tmp_path / "site")
+    assert list(tmp_path.iterdir()) == []
 
 
 def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int]:
