@@ -3,12 +3,12 @@ compared with a folder.
 
 The whole tree is made before anything is written, so a build that fails leaves the previous
 site as it was. A first build writes a sibling folder (a large one in shares, one per core) and
-renames it into place. A rebuild
-rewrites only the files whose bytes changed, each written beside itself and renamed over the
-old one (a reader never sees half a file), deletes what the new tree no longer holds, and
-writes manifest.json last: if it is stopped midway, the manifest still names the old files and
-``memrank build-site --check`` reports the difference until the next build. It only ever
-touches a folder that is empty or that a previous build made (it holds manifest.json).
+renames it into place. A rebuild rewrites only the files whose bytes changed, each written
+beside itself and renamed over the old one (a reader never sees half a file), deletes what the
+new tree no longer holds, and writes manifest.json last: if it is stopped midway, the manifest
+still names the old files and ``memrank build-site --check`` reports the difference until the
+next build. It only ever touches a folder that is empty or that a previous build made (it
+holds manifest.json).
 """
 
 from __future__ import annotations
