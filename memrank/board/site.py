@@ -13,6 +13,8 @@ holds manifest.json).
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -170,20 +172,56 @@ def _write(tree: Mapping[str, bytes], out: Path) -> None:
 
 
 def _update(tree: Mapping[str, bytes], out: Path) -> None:
-    """Rewrite the files of ``out`` that differ from ``tree``, manifest last; delete the rest."""
-    everything = list(out.rglob("*"))
-    found = {p.relative_to(out).as_posix(): p for p in everything if p.is_file()}
+    """Rewrite the files of ``out`` that differ from ``tree``, manifest last; delete the rest,
+    and the folders that leaves empty."""
+    found, folders = _files_under(out)
     changed = [
         path
         for path in sorted(tree)
-        if path != urls.MANIFEST and (path not in found or found[path].read_bytes() != tree[path])
+        if path != urls.MANIFEST and (path not in found or _bytes(found[path]) != tree[path])
     ]
-    _write_files(tree, out, [*changed, urls.MANIFEST])
+    # A run added to a large board changes thousands of pages (every rank "of N"): written
+    # in contiguous shares, one per core, like a first build's files.
+    in_shares(lambda paths: _write_files(tree, out, paths), split(changed, WRITE_LEAST))
+    _write_files(tree, out, [urls.MANIFEST])
     for path in sorted(set(found) - set(tree)):
-        found[path].unlink()
-    for folder in sorted((p for p in everything if p.is_dir()), key=lambda p: -len(p.parts)):
-        if not any(folder.iterdir()):
-            folder.rmdir()
+        os.unlink(found[path])
+    holding = {parent for path in tree for parent in _parents(path)}
+    for folder in sorted(set(folders) - holding, key=lambda f: -f.count("/")):
+        try:
+            os.rmdir(out / folder)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+
+
+def _files_under(out: Path) -> tuple[dict[str, str], list[str]]:
+    """Every regular file under ``out`` (or link to one) by its path relative to ``out``, with
+    its path; and every folder below ``out`` (not through a link), relative to it."""
+    files: dict[str, str] = {}
+    folders: list[str] = []
+    pending = [(str(out), "")]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(prefix + entry.name)
+                    pending.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.is_file():
+                    files[prefix + entry.name] = entry.path
+    return files, folders
+
+
+def _parents(path: str) -> list[str]:
+    """``a/b/c.html`` -> ``["a", "a/b"]``."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: n + 1]) for n in range(len(parts))]
+
+
+def _bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _write_files(
@@ -205,17 +243,13 @@ def _write_files(
 
 def differences(tree: Mapping[str, bytes], out: Path) -> list[str]:
     """How the folder ``out`` differs from ``tree``: one line per missing, extra or changed file."""
-    found = (
-        {p.relative_to(out).as_posix(): p for p in out.rglob("*") if p.is_file()}
-        if out.is_dir()
-        else {}
-    )
+    found = _files_under(out)[0] if out.is_dir() else {}
     lines = [f"missing: {path}" for path in sorted(tree) if path not in found]
     lines += [f"not built: {path}" for path in sorted(found) if path not in tree]
     lines += [
         f"differs: {path}"
         for path in sorted(tree)
-        if path in found and found[path].read_bytes() != tree[path]
+        if path in found and _bytes(found[path]) != tree[path]
     ]
     return lines
 

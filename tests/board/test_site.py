@@ -125,6 +125,30 @@ def test_a_share_that_cannot_be_written_fails_the_whole_first_build(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_rebuild_rewrites_what_changed_in_shares_and_removes_what_it_emptied(
+    tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    write(tree, out)
+    run = next(path for path in tree if path.startswith("runs/") and path.endswith("index.html"))
+    folder = run.rpartition("/")[0]
+    again = {path: content for path, content in tree.items() if not path.startswith(folder)}
+    changed = next(path for path in again if path.endswith(".html") and path != run)
+    again[changed] = b"<p>changed</p>"
+    again["new/folder/page.html"] = b"<p>new</p>"
+    kept = next(path for path in again if path not in (changed, "manifest.json"))
+    before = (out / kept).stat().st_mtime_ns
+    (out / "left-empty").mkdir()
+    monkeypatch.setattr(site, "WRITE_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    shares = _splits_counted(monkeypatch, site)
+    write(again, out)
+    assert differences(again, out) == []
+    assert shares == [2]  # the changed page and the new one, a process each
+    assert not (out / folder).exists() and not (out / "left-empty").exists()
+    assert (out / kept).stat().st_mtime_ns == before  # an unchanged file is left alone
+
+
 def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int]:
     """How many shares each call of ``split``, as ``module`` calls it, made (in order)."""
     shares: list[int] = []
