@@ -21,34 +21,42 @@ as a user times it: `memrank build-site` against `memrank verify`, each a fresh 
 are timed cold (no memo).
 
 Last measured (issue 29), two runs alone on a shared 2-core machine, the fastest of three of
-each build and each verify, every verify in a fresh process of its own as the build is:
+each build and each verify, every verify in a fresh process of its own as the build is. The
+signed runs record the installed distributions of the environment that signs them: 176 here,
+72 when the figures before this stop were taken, so each run page is larger (the site 135.8 MB,
+not 112.7 MB):
 
-  200 x 3:   build 5.85 / 4.45 s, verify 2.17 / 2.06 s (2.70x / 2.16x), peak RSS 234 MB,
-             2,041 files, 19.4 MB
-  1000 x 3:  build 23.35 / 25.54 s, verify 11.50 / 10.22 s (2.03x / 2.50x), peak RSS 919 MB,
-             10,041 files, 112.7 MB
-  one run added to the 1000: rebuild 13.75 / 13.81 s with the memo (23.12 / 24.50 s without)
-  against a 10.02 / 8.67 s verify, 1.37x / 1.59x, byte-identical to a cold build; as commands
-  (second run), build-site 15.05 s against verify 9.36 s, 1.61x
-  growth exponents 200 -> 1000: time 0.86 / 1.09, bytes 1.09, files 0.99, RSS 0.85
+  200 x 3:   build 3.15 / 3.39 s, verify 1.98 / 1.91 s (1.59x / 1.78x), peak RSS 226 MB,
+             2,041 files, 24.1 MB
+  1000 x 3:  build 13.70 / 15.63 s, verify 7.13 / 7.09 s (1.92x / 2.21x), peak RSS 856 MB,
+             10,041 files, 135.8 MB
+  one run added to the 1000: rebuild 10.01 / 9.09 s with the memo (20.80 / 15.04 s without)
+  against a 6.73 / 7.22 s verify, 1.49x / 1.26x, byte-identical to a cold build; as commands,
+  build-site 11.23 / 10.19 s against verify 8.67 / 8.41 s, 1.30x / 1.21x
+  growth exponents 200 -> 1000: time 0.91 / 0.95, bytes 1.08, files 0.99, RSS 0.83
 
-Met: peak RSS <= 1 GB, time and bytes exponents <= 1.1; the rebuild within 1.5x verify in one
-run of two. Not met: the cold build within 20 s and within 2x verify. The build verifies, reads
-a track's columns and renders its pages in forked workers, one per core (memrank/_forked.py); a
-worker's peak RSS (848 MB at 1000 x 3) counts the pages it shares with the build again, so it is
-not memory added to the build's 919 MB. Where the 1000 x 3 cold build goes, stage by stage:
-verify 9 to 12 s, the board (three columns read, two at a time) 5 to 7 s, pages 4.3 to 5 s,
-data files 1 s, writing 10,041 files 1.3 s on a file system that deleted nothing in the minutes
-before (up to 8 s on one that did).
+Met in both runs: the cold build within 20 s, peak RSS <= 1 GB, time and bytes exponents <= 1.1,
+the rebuild within 1.5x verify. The cold build within 2x verify: in one run of two. The build
+verifies, reads a track's columns, renders its pages, makes its data files and writes its files
+in forked workers, one per core (memrank/_forked.py); a worker's peak RSS (807-830 MB at 1000 x
+3) counts the pages it shares with the build again, so it is not memory added to the build's 856
+MB. Where the 1000 x 3 cold build goes, stage by stage (interleaved tries of this stop): verify
+8.3 to 10 s, the board (three columns read, two at a time) 3.7 to 4 s, pages and data files 3 to
+3.4 s, writing 10,041 files 0.8 to 1.4 s, docs, downloads and the manifest 0.5 s.
 
 How it got here: 585 s before issue 29's scale work (per-pair task products, a Python float per
 pair); 54.6 s with the pair matrices as arrays (verify then 32 s: each number of each scores and
 timings file asked in Python, each task name interned); 26.7 s with those checks made two byte
 scans, the task lists shared, the collector paused while verifying, and verifying and rendering
 in shares; 23-26 s with a track's columns read side by side and the pages handed out in batches
-as cores come free. The rebuild went from 19.9 s to 13.8 s when each evaluation page came to
-list its systems in its own column's standing: it then depends on that column alone, and the
-columns a new run does not touch are no longer read again.
+as cores come free; 13.7-15.6 s with run pages cheaper to make (a list the same on every run
+rendered once, the predicate's checks not run again for each page, the comparisons plain
+tuples), the data files made while the pages render, and the files written by a process per
+core (the machine was quieter too: its verify took 7.1 s, not 10.2-11.5; by ratio, 2.03-2.50x
+became 1.92-2.21x). The rebuild went from 19.9 s to 13.8 s when each evaluation page came to list its systems
+in its own column's standing: it then depends on that column alone, and the columns a new run
+does not touch are no longer read again; then to 9.1-10.0 s with its changed files written in
+shares and the old site listed by one walk.
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
