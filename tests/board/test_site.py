@@ -74,9 +74,7 @@ def test_columns_read_in_forked_shares_build_the_site_one_process_builds(
 ) -> None:
     # The textual track's two columns, one read here and one in a forked worker, which sends
     # its part back without the runs: the site must be byte for byte one process's.
-    monkeypatch.setattr(columns, "COLUMNS_LEAST", 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    shares = _splits_counted(monkeypatch, columns)
+    shares = _apart(monkeypatch, columns, "COLUMNS_LEAST")
     board, again = built(standard)
     assert again == tree
     assert 2 in shares
@@ -88,8 +86,7 @@ def test_data_files_made_in_a_forked_worker_build_the_site_one_process_builds(
 ) -> None:
     # The data files made in a forked worker while this process renders the pages, as a big
     # board's are: the site must be byte for byte one process's.
-    monkeypatch.setattr(site, "DATA_APART_LEAST", 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    _apart(monkeypatch, site, "DATA_APART_LEAST")
     made_by = tmp_path / "made-by"
 
     def recorded(board: Board, memo: Memo) -> dict[str, bytes]:
@@ -105,9 +102,7 @@ def test_a_first_build_written_in_forked_shares_is_the_whole_tree(
     tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A big board's first build writes its files in two processes: every file, each whole.
-    monkeypatch.setattr(site, "WRITE_LEAST", 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    shares = _splits_counted(monkeypatch, site)
+    shares = _apart(monkeypatch, site, "WRITE_LEAST")
     write(tree, tmp_path / "site")
     assert shares == [2]
     assert differences(tree, tmp_path / "site") == []
@@ -117,8 +112,7 @@ def test_a_share_that_cannot_be_written_fails_the_whole_first_build(
     tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The name too long sorts last, so the forked worker's share is the one that fails.
-    monkeypatch.setattr(site, "WRITE_LEAST", 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    _apart(monkeypatch, site, "WRITE_LEAST")
     broken = {**tree, "zz/" + "x" * 300: b"x"}
     with pytest.raises(OutputUnwritable, match="File name too long"):
         write(broken, tmp_path / "site")
@@ -139,14 +133,20 @@ def test_a_rebuild_rewrites_what_changed_in_shares_and_removes_what_it_emptied(
     kept = next(path for path in again if path not in (changed, "manifest.json"))
     before = (out / kept).stat().st_mtime_ns
     (out / "left-empty").mkdir()
-    monkeypatch.setattr(site, "WRITE_LEAST", 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    shares = _splits_counted(monkeypatch, site)
+    shares = _apart(monkeypatch, site, "WRITE_LEAST")
     write(again, out)
     assert differences(again, out) == []
     assert shares == [2]  # the changed page and the new one, a process each
     assert not (out / folder).exists() and not (out / "left-empty").exists()
     assert (out / kept).stat().st_mtime_ns == before  # an unchanged file is left alone
+
+
+def _apart(monkeypatch: pytest.MonkeyPatch, module: object, least: str) -> list[int]:
+    """Two cores, and ``module``'s fewest items per process (``least``) set to 1: whatever it
+    can split goes in part to a forked worker. The shares each of its ``split`` calls made."""
+    monkeypatch.setattr(module, least, 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    return _splits_counted(monkeypatch, module)
 
 
 def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int]:
