@@ -180,12 +180,12 @@ class _Fragments:
         self._made: dict[tuple[object, ...], Markup] = {}
 
     def __call__(self, template: str, **values: object) -> Markup:
-        from jinja2 import TemplateRuntimeError
-
         key = (template, *sorted(values.items()))
         try:
             found = self._made.get(key)
         except TypeError:
+            from jinja2 import TemplateRuntimeError
+
             raise TemplateRuntimeError(
                 f"fragment({template!r}): its values must be hashable (text, numbers, tuples)"
             ) from None
