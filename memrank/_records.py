@@ -5,12 +5,13 @@ files) validates them without defining every model of a result."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from memrank._types import FROZEN
 from memrank.budget import Budget
+from memrank.errors import ResultFileError
 from memrank.evaluation import Clearing
 from memrank.measure import binary_names
 
@@ -18,10 +19,43 @@ if TYPE_CHECKING:
     from memrank.evaluation import Evaluation
     from memrank.measure import Measure
 
-__all__ = ["RESULT_SCHEMA", "EvaluationRecord", "SystemRecord"]
+__all__ = [
+    "PUBLISHED_RESULT_SCHEMA",
+    "RESULT_SCHEMA",
+    "EvaluationRecord",
+    "SystemRecord",
+    "run_file_data",
+]
 
 RESULT_SCHEMA: Literal["memrank.result/v1"] = "memrank.result/v1"
 """A run file: what ``save`` writes, every fact of the run."""
+
+PUBLISHED_RESULT_SCHEMA = "memrank.result/v2"
+"""A result file as an artifact names it: a run file without what the clock and the machine
+said (memrank.artifacts splits them into the timings file)."""
+
+
+def run_file_data(raw: bytes, source: str) -> dict[str, Any]:
+    """The top level of the run file ``raw``, parsed; ResultFileError naming ``source`` when it
+    is not JSON, is a published result file (no timings), or is of another schema."""
+    import orjson
+
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ResultFileError(f"{source}: not JSON ({exc}); is this a memrank result file?") from None
+    if isinstance(data, dict) and data.get("schema") == PUBLISHED_RESULT_SCHEMA:
+        raise ResultFileError(
+            f"{source}: a published result file holds no timings; join it with its timings "
+            "file (memrank.artifacts.join) to read it as a result"
+        )
+    if not isinstance(data, dict) or data.get("schema") != RESULT_SCHEMA:
+        found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+        raise ResultFileError(
+            f"{source}: schema is {found!r}, expected {RESULT_SCHEMA!r}; "
+            "save it again with this memrank version"
+        )
+    return data
 
 
 class SystemRecord(BaseModel):

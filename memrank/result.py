@@ -16,7 +16,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from memrank._collector import collector_paused
-from memrank._records import RESULT_SCHEMA, EvaluationRecord, SystemRecord
+from memrank._records import (
+    PUBLISHED_RESULT_SCHEMA,
+    RESULT_SCHEMA,
+    EvaluationRecord,
+    SystemRecord,
+    run_file_data,
+)
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
 from memrank.evaluation import Clearing, DatasetBundle
@@ -36,11 +42,6 @@ __all__ = [
     "PUBLISHED_RESULT_SCHEMA",
     "RESULT_SCHEMA",
 ]
-
-PUBLISHED_RESULT_SCHEMA = "memrank.result/v2"
-"""A result file as an artifact names it: a run file without what the clock and the machine
-said (memrank.artifacts splits them into the timings file)."""
-
 
 class ClearingRecord(BaseModel):
     """The clearing rule in force and whether the system could be observed to clear."""
@@ -168,25 +169,7 @@ class Result(BaseModel):
 
     @classmethod
     def _from_bytes(cls, raw: bytes, source: str) -> Result:
-        import orjson
-
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise ResultFileError(
-                f"{source}: not JSON ({exc}); is this a memrank result file?"
-            ) from None
-        if isinstance(data, dict) and data.get("schema") == PUBLISHED_RESULT_SCHEMA:
-            raise ResultFileError(
-                f"{source}: a published result file holds no timings; join it with its timings "
-                "file (memrank.artifacts.join) to read it as a result"
-            )
-        if not isinstance(data, dict) or data.get("schema") != RESULT_SCHEMA:
-            found = data.get("schema") if isinstance(data, dict) else type(data).__name__
-            raise ResultFileError(
-                f"{source}: schema is {found!r}, expected {RESULT_SCHEMA!r}; "
-                "save it again with this memrank version"
-            )
+        data = run_file_data(raw, source)
         try:
             _resolve_parts(data)
             return cls.model_validate(data)

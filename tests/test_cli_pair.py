@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import orjson
+import pytest
 from click.testing import CliRunner
 
 import memrank
 from memrank.cli import main
+from memrank.errors import ResultFileError
 
 
 def _saved(tmp_path: Path, system: str, evaluation: memrank.Evaluation) -> Path:
@@ -49,3 +55,45 @@ def test_pair_exits_4_on_an_unreadable_file(tmp_path: Path) -> None:
     a = _saved(tmp_path, "word-overlap", memrank.evaluation("demo"))
     outcome = CliRunner().invoke(main, ["pair", str(a), str(tmp_path / "absent.json")])
     assert outcome.exit_code == 4 and "absent.json: cannot read the result file" in outcome.output
+
+
+def _edited(saved: Path, edit: Callable[[dict[str, Any]], object]) -> Path:
+    data = orjson.loads(saved.read_bytes())
+    edit(data)
+    path = saved.with_name("edited.json")
+    path.write_bytes(orjson.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (lambda d: d.update(schema="memrank.result/v0"), "schema is 'memrank.result/v0'"),
+        (lambda d: d.update(schema="memrank.result/v2"), "a published result file holds no"),
+        (lambda d: d["values"][0].pop("why"), r"missing required field `why` - at `\$.values\[0\]`"),
+        (lambda d: d["values"][1].update(value="1"), r"Expected `float \| null`, got `str`"),
+        (lambda d: d["traces"][2]["task"].pop("id"), r"at `\$.traces\[2\].task`"),
+        (lambda d: d["system"].pop("kind"), "validation error for SystemRecord"),
+        (lambda d: d.pop("evaluation"), "validation error for EvaluationRecord"),
+    ],
+)
+def test_pair_refuses_a_file_that_is_no_run_file_naming_the_field(
+    tmp_path: Path, edit: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    """The fields a reading reads are checked as strictly as loading the whole file would."""
+    a = _saved(tmp_path, "word-overlap", memrank.evaluation("demo"))
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(_edited(a, edit))])
+    assert outcome.exit_code == 4, outcome.output
+    assert re.search(message, outcome.output) and "edited.json: " in outcome.output
+
+
+@pytest.mark.parametrize("content", [b"not json", b"[]", b'{"schema": 1'])
+def test_pair_says_what_load_says_of_a_file_that_is_not_a_run_file(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(ResultFileError) as loading:
+        memrank.Result.load(path)
+    outcome = CliRunner().invoke(main, ["pair", str(path), str(path)])
+    assert outcome.exit_code == 4 and loading.value.message in outcome.output
