@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import re
 import shutil
+from email.parser import HeaderParser
 from pathlib import Path
 
 import pytest
 
 import memrank
-from memrank.provenance import Evidence, code_sha256, evidence_of, is_publishable, pipeline
+from memrank.provenance import (
+    Evidence,
+    _name_and_version,
+    code_sha256,
+    distributions,
+    evidence_of,
+    is_publishable,
+    pipeline,
+)
 from memrank.result import Install, Result
 from memrank.systems import WordOverlap
 
@@ -122,3 +133,32 @@ def test_a_share_carries_the_counts_it_comes_from() -> None:
         memrank.Value(measure="m", decider="rule", value=0.5, count=1, total=3)
     with pytest.raises(ValueError, match="give both"):
         memrank.Value(measure="m", decider="rule", value=0.5, count=1)
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        "Metadata-Version: 2.1\nName: Foo.Bar\nVersion: 1.0\n\nName: not-this\n",
+        "metadata-version: 2.1\nname: foo\nversion: 2.0rc1\r\nSummary: x\n  Version: 9\n",
+        "Name: foo\nSummary: one\n\tline more\nVersion:   3  \n",
+        "Summary: no name\n\nName: foo\nVersion: 1\n",
+        "Name: foo\n\nVersion: 1\n",
+        "",
+    ],
+)
+def test_name_and_version_read_as_the_email_parser_reads_them(metadata: str) -> None:
+    headers = HeaderParser().parsestr(metadata)
+    expected = tuple(
+        None if headers[key] is None else headers[key].strip() for key in ("Name", "Version")
+    )
+    assert _name_and_version(metadata) == expected
+
+
+def test_every_installed_distribution_is_listed_as_its_metadata_says() -> None:
+    expected = set()
+    for dist in importlib.metadata.distributions():
+        name = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
+        expected.add(f"{name}=={dist.version}")
+    listed = distributions()
+    assert set(listed) == expected
+    assert list(listed) == sorted(listed, key=lambda entry: entry.partition("==")[0])
