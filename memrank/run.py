@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memrank._apply import apply, measures_of
+from memrank._collector import collector_paused
 from memrank._clock import now_utc
 from memrank._drive import Observer, drive
 from memrank._refusal import refusal, unreadable
@@ -77,12 +78,14 @@ def run(
         traces = hold_traces(traces, evaluation.budget)
         if answer is not None:
             traces = answer.answer(traces)
+        with collector_paused():  # the values: tens of thousands of objects, all kept
+            values = tuple(apply(measures, traces, ()))
         return Result(
             system=_record_of(system, touched=True),
             evaluation=evaluation_record,
             clearing=clearing,
             traces=tuple(traces),
-            values=tuple(apply(measures, traces, ())),
+            values=values,
             started=started,
             finished=now_utc(),
             provenance=capture(evaluation),
