@@ -105,16 +105,20 @@ def binary_method(counts: np.ndarray) -> np.ndarray:
 
 def binary_p(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Two-sided p per row for a binary measure, by the test ``binary_method`` picks."""
-    sums, counts = np.atleast_2d(sums).astype(float), np.atleast_2d(counts)
+    sums, counts = np.asarray(np.atleast_2d(sums), dtype=float), np.atleast_2d(counts)
     method = binary_method(counts)
     p = np.ones(len(sums))
     exact = method == 0
-    # Every cluster of such a row holds at most one paired task, so each sum is one task's
-    # difference (-1, 0 or 1): the discordant counts are the negative and positive sums.
-    singles = sums[exact]
-    p[exact] = mcnemar_exact_many((singles < 0).sum(axis=1), (singles > 0).sum(axis=1))
+    if exact.any():
+        # Every cluster of such a row holds at most one paired task, so each sum is one task's
+        # difference (-1, 0 or 1): the discordant counts are the negative and positive sums.
+        singles = sums[exact]
+        p[exact] = mcnemar_exact_many((singles < 0).sum(axis=1), (singles > 0).sum(axis=1))
     flip = method == 1
-    p[flip] = _sign_flip_p(sums[flip])
+    if flip.all():  # a board's column, mostly: no copy of every row's sums
+        p = _sign_flip_p(sums)
+    elif flip.any():
+        p[flip] = _sign_flip_p(sums[flip])
     chi = method == 2
     if chi.any():
         squares = (sums[chi] ** 2).sum(axis=1)
@@ -127,11 +131,11 @@ def binary_p(sums: np.ndarray, counts: np.ndarray) -> np.ndarray:
 def _sign_flip_p(sums: np.ndarray) -> np.ndarray:
     """The exact randomisation p of |sum S| over all sign swaps of the clusters, per row.
 
-    A cluster whose sum is 0 is the same under either sign, so only the non-zero sums are
-    enumerated; fixing the first sign halves the patterns (|x| = |-x|). The sums are of 0/+-1
-    differences, so integers: the patterns are walked in Gray-code order, each one step from
-    the last (one cluster's sign swapped), so a pattern costs a few passes over one integer
-    per row, not a product with the clusters.
+    A cluster whose sum is 0 is the same under either sign, so the patterns are walked over
+    as many clusters as a row has non-zero sums at most; fixing the first sign halves them
+    (|x| = |-x|). The sums are of 0/+-1 differences, so integers: the patterns are walked in
+    Gray-code order, each one step from the last (one cluster's sign swapped), so a pattern
+    costs a few passes over one integer per row, not a product with the clusters.
     """
     p = np.ones(len(sums))
     if not len(sums):
@@ -139,9 +143,13 @@ def _sign_flip_p(sums: np.ndarray) -> np.ndarray:
     width = int((sums != 0).sum(axis=1).max())
     if width == 0:
         return p
-    # move each row's non-zero sums to the front (zeros only pad, they never change a sum)
-    order = np.argsort(sums == 0, axis=1, kind="stable")[:, :width]
-    packed = np.rint(np.take_along_axis(sums, order, axis=1)).astype(np.int64)
+    if width < sums.shape[1]:
+        # move each row's non-zero sums to the front (zeros only pad, they never change a sum)
+        order = np.argsort(sums == 0, axis=1, kind="stable")[:, :width]
+        sums = np.take_along_axis(sums, order, axis=1)
+    # Where a row has fewer non-zero sums than the width, each of its own patterns is walked
+    # 2^(zeros) times over: the share of them that reach |sum S| is the same.
+    packed = np.rint(sums).astype(np.int64)
     observed = np.abs(packed.sum(axis=1))
     patterns = 2 ** (width - 1)
     # Every total a pattern reaches, and twice any one sum, lie within +-(the row's sum of |S|):

@@ -97,6 +97,25 @@ def test_the_sign_flip_walk_is_exact_at_the_edge_of_its_integer_width(largest: i
         assert p == hits / len(patterns), (largest, row)
 
 
+@pytest.mark.parametrize("full", [True, False])
+def test_rows_with_zero_sums_get_the_p_of_their_own_clusters(full: bool) -> None:
+    # Rows with fewer non-zero cluster sums than the widest are walked at its width (``full``:
+    # one row has every cluster non-zero) or packed to the front; either way a row's p is the
+    # share of its own clusters' sign patterns, exactly.
+    rng = np.random.default_rng(7)
+    rows = rng.integers(-6, 7, size=(200, 8))
+    rows[rng.random(rows.shape) < 0.3] = 0
+    rows[0] = [0, 0, 3, 0, 0, -1, 0, 2]  # the first cluster's sign fixed, and it is zero
+    rows[1] = [1, -2, 3, 4, -5, 6, 7, 1] if full else [1, -2, 3, 4, -5, 6, 7, 0]
+    if not full:
+        rows[:, 7] = 0
+    for row, p in zip(rows, _sign_flip_p(rows.astype(float)), strict=True):
+        own = row[row != 0]
+        patterns = list(itertools.product((1, -1), repeat=len(own)))
+        hits = sum(abs(int(np.dot(signs, own))) >= abs(own.sum()) for signs in patterns)
+        assert p == (hits / len(patterns) if len(own) else 1.0), row
+
+
 def _brute_cr2(difference: np.ndarray, codes: np.ndarray) -> tuple[float, float, float, float]:
     """The CR2 (Bell-McCaffrey) standard error of a mean, cluster by cluster, and t(G-1)."""
     n, mean = len(difference), difference.mean()
