@@ -43,7 +43,9 @@ def run_file_data(raw: bytes, source: str) -> dict[str, Any]:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise ResultFileError(f"{source}: not JSON ({exc}); is this a memrank result file?") from None
+        raise ResultFileError(
+            f"{source}: not JSON ({exc}); is this a memrank result file?"
+        ) from None
     if isinstance(data, dict) and data.get("schema") == PUBLISHED_RESULT_SCHEMA:
         raise ResultFileError(
             f"{source}: a published result file holds no timings; join it with its timings "

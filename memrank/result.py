@@ -43,6 +43,7 @@ __all__ = [
     "RESULT_SCHEMA",
 ]
 
+
 class ClearingRecord(BaseModel):
     """The clearing rule in force and whether the system could be observed to clear."""
 

@@ -13,8 +13,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memrank._apply import apply, measures_of
-from memrank._collector import collector_paused
 from memrank._clock import now_utc
+from memrank._collector import collector_paused
 from memrank._drive import Observer, drive
 from memrank._refusal import refusal, unreadable
 from memrank.budget import hold_traces

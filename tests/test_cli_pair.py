@@ -70,7 +70,10 @@ def _edited(saved: Path, edit: Callable[[dict[str, Any]], object]) -> Path:
     [
         (lambda d: d.update(schema="memrank.result/v0"), "schema is 'memrank.result/v0'"),
         (lambda d: d.update(schema="memrank.result/v2"), "a published result file holds no"),
-        (lambda d: d["values"][0].pop("why"), r"missing required field `why` - at `\$.values\[0\]`"),
+        (
+            lambda d: d["values"][0].pop("why"),
+            r"missing required field `why` - at `\$.values\[0\]`",
+        ),
         (lambda d: d["values"][1].update(value="1"), r"Expected `float \| null`, got `str`"),
         (lambda d: d["traces"][2]["task"].pop("id"), r"at `\$.traces\[2\].task`"),
         (lambda d: d["system"].pop("kind"), "validation error for SystemRecord"),
