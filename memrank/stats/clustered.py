@@ -8,6 +8,7 @@ without one is its own, see ``cluster_codes``). The test is chosen by the measur
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -178,15 +179,25 @@ def mean_intervals(
     drawn = interval.clusters >= 2
     low, high = np.where(drawn, low, np.nan), np.where(drawn, high, np.nan)
     both_ends = bounds[0] is not None and bounds[1] is not None
+    method = BOUNDED_METHOD if both_ends else UNBOUNDED_METHOD
+    # as Python numbers at once: a board asks for some 18,000 rows
+    rows = zip(
+        valid.any(axis=1).tolist(),
+        interval.mean.tolist(),
+        low.tolist(),
+        high.tolist(),
+        interval.clusters.astype(int).tolist(),
+        strict=True,
+    )
     return [
         MeanInterval(
-            mean=float(interval.mean[row]) if valid[row].any() else None,
-            low=_number(low[row]) if valid[row].any() else None,
-            high=_number(high[row]) if valid[row].any() else None,
-            method=BOUNDED_METHOD if both_ends else UNBOUNDED_METHOD,
-            n_clusters=int(interval.clusters[row]),
+            mean=mean if valued else None,
+            low=_number(lowest) if valued else None,
+            high=_number(highest) if valued else None,
+            method=method,
+            n_clusters=clusters,
         )
-        for row in range(len(values))
+        for valued, mean, lowest, highest, clusters in rows
     ]
 
 
@@ -256,4 +267,4 @@ def _caution(clusters: int, largest: int, tasks: int, binary: bool) -> str | Non
 
 
 def _number(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)
+    return None if math.isnan(value) else float(value)
