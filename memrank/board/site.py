@@ -231,14 +231,26 @@ def _write_files(
     just made, which nobody else reads until it is renamed into place."""
     for folder in sorted({(out / path).parent for path in paths}):
         folder.mkdir(parents=True, exist_ok=True)
+    base = f"{out}/"
     for path in paths:
         if fresh:  # nothing can be in the way, and a half-written folder is never seen
-            with open(out / path, "xb") as handle:
-                handle.write(tree[path])
+            _create(base + path, tree[path])
             continue
         # Each file whole or not at all, never through a device or FIFO in the way; the folder
         # is renamed into place (or the manifest written) last, so no sync per file.
         write_atomic(out / path, tree[path], sync=False)
+
+
+def _create(path: str, content: bytes) -> None:
+    """A new file holding ``content``, in three calls to the kernel: ``open`` adds a stat, a
+    terminal check and a seek to each file, and a fresh build creates some 10,000 of them."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        view, written = memoryview(content), 0
+        while written < len(view):
+            written += os.write(descriptor, view[written:])
+    finally:
+        os.close(descriptor)
 
 
 def differences(tree: Mapping[str, bytes], out: Path) -> list[str]:
