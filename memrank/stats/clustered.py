@@ -168,10 +168,7 @@ def mean_intervals(
         raise UsageError(f"mean_intervals needs a runs x tasks matrix; got shape {values.shape}")
     codes = checked_codes(clusters, values.shape[1])
     valid = ~np.isnan(values)
-    # Per-cluster sums and counts of every row by one product with the task -> cluster indicator.
-    member = np.zeros((len(codes), int(codes.max()) + 1 if len(codes) else 0))
-    member[np.arange(len(codes)), codes] = 1.0
-    interval = cr2(np.where(valid, values, 0.0) @ member, valid.astype(float) @ member)
+    interval = cr2(*_cluster_sums(np.where(valid, values, 0.0), valid, codes))
     with np.errstate(invalid="ignore"):
         low, high = bounded_interval(
             interval.mean, interval.se**2, valid.sum(axis=1), interval.df, bounds
@@ -199,6 +196,29 @@ def mean_intervals(
         )
         for valued, mean, lowest, highest, clusters in rows
     ]
+
+
+def _cluster_sums(
+    filled: np.ndarray, valid: np.ndarray, codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[row, code]``: each row's sum (``filled``: 0 where no value) and count of values over
+    each cluster's tasks; 0 for a code no task holds.
+
+    Each cluster's tasks are put side by side and summed by numpy, in the same order on every
+    machine. A product with a task-to-cluster indicator would go through BLAS, whose order of
+    summation, and so the last bit of a sum, depends on the processor: a board built on another
+    machine would then publish other bytes."""
+    width = int(codes.max()) + 1 if len(codes) else 0
+    sums, counts = np.zeros((len(filled), width)), np.zeros((len(filled), width))
+    if not len(codes):
+        return sums, counts
+    if np.any(codes[1:] < codes[:-1]):  # evaluations mostly list their tasks cluster by cluster
+        order = np.argsort(codes, kind="stable")
+        filled, valid, codes = filled[:, order], valid[:, order], codes[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    sums[:, codes[starts]] = np.add.reduceat(filled, starts, axis=1)
+    counts[:, codes[starts]] = np.add.reduceat(valid.astype(float), starts, axis=1)
+    return sums, counts
 
 
 def _aligned(

@@ -5,8 +5,8 @@ The tests (``kernels``) need, per pair, the per-cluster sums of the paired diffe
 per-cluster counts of paired tasks. For two runs that each valued every task of a cluster, that
 sum is the difference of the two runs' cluster totals, so the totals are summed once per run
 and the part that grows with the square of the runs is a subtraction of small arrays. Only a
-run that left tasks without a value needs its tasks read against each other run's (a product
-per cluster), and only for its own rows and columns.
+run that left tasks without a value needs its tasks read against each other run's (a sum over
+the tasks it valued, per cluster), and only for its own rows and columns.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarr
     With v a task's 1/0 "valued" and x its value (0 where absent), the sum for cluster g is
     sum v_i x_j - sum v_j x_i: the first term is j's cluster total where i valued all of g's
     tasks, the second i's where j did, and the count is sum v_i v_j. Only the rows that left
-    a task unvalued take the products.
+    a task unvalued take the sums over their own tasks (``_masked_sums``).
     """
     order = np.argsort(codes, kind="stable")  # each cluster's tasks side by side
     valid = ~np.isnan(values[:, order])
@@ -94,6 +94,7 @@ def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarr
     totals = np.add.reduceat(filled, starts, axis=1)  # [r, g]: row r's sum over cluster g
     counted = np.add.reduceat(valid.astype(np.int64), starts, axis=1)
     gaps = np.flatnonzero(~valid.all(axis=1))  # rows that left some task unvalued
+    patterns = [_patterns(valid[:, start:end]) for start, end in spans] if len(gaps) else []
     rows, clusters = len(values), len(starts)
     step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
     for first in range(0, rows - 1, step):
@@ -105,13 +106,47 @@ def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarr
         mine = np.repeat(totals[block][:, None], rows, axis=1)
         gapped = np.flatnonzero(~valid[block].all(axis=1))
         for g, (start, end) in enumerate(spans if len(gapped) or len(gaps) else ()):
-            x, v = filled[:, start:end], valid[:, start:end].astype(float)
+            x, v = filled[:, start:end], valid[:, start:end]
+            distinct, which = patterns[g]  # made: a row gapped here is among the gaps
             if len(gapped):
-                ours = v[block[gapped]]
-                theirs[gapped, :, g] = ours @ x.T
-                counts[gapped, :, g] = np.rint(ours @ v.T).astype(np.int64)
+                theirs[gapped, :, g] = _masked_sums(x, distinct, which[block[gapped]], totals[:, g])
+                # a product of 0/1 masks sums whole numbers: exact in any order, BLAS or not
+                both = v[block[gapped]].astype(float) @ v.T.astype(float)
+                counts[gapped, :, g] = np.rint(both).astype(np.int64)
             if len(gaps):
-                mine[:, gaps, g] = x[block] @ v[gaps].T
+                mine[:, gaps, g] = _masked_sums(x[block], distinct, which[gaps], totals[block, g]).T
         later = np.arange(rows)[None, :] > block[:, None]
         at, j = np.nonzero(later)
         yield block[at], j, (theirs - mine)[later], counts[later]
+
+
+def _patterns(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of ``valid`` (which tasks a run valued), and which one each row is."""
+    numbered: dict[bytes, int] = {}
+    which = np.array(
+        [numbered.setdefault(row.tobytes(), len(numbered)) for row in np.packbits(valid, axis=1)],
+        dtype=np.intp,
+    )
+    firsts = np.unique(which, return_index=True)[1]
+    return valid[firsts], which
+
+
+def _masked_sums(
+    x: np.ndarray, patterns: np.ndarray, wanted: np.ndarray, totals: np.ndarray
+) -> np.ndarray:
+    """``[k, r]``: the sum of row r of ``x`` over the columns that pattern ``wanted[k]`` of
+    ``patterns`` (rows of 0/1) holds; ``totals`` is each row's sum over all of them.
+
+    Summed by numpy, not as a product through BLAS, whose order of summation (and so the last
+    bit of each sum) depends on the processor: the board's published bytes must not. Each
+    pattern is summed once (the runs of a column mostly leave the same tasks unvalued), over
+    whichever side of it is smaller: what it holds, or what it leaves out, subtracted."""
+    needed, back = np.unique(wanted, return_inverse=True)
+    sums = np.empty((len(needed), len(x)))
+    for at, pattern in enumerate(needed.tolist()):
+        held = patterns[pattern]
+        if 2 * held.sum() <= len(held):
+            sums[at] = np.add.reduce(x[:, held], axis=1)
+        else:
+            sums[at] = totals - np.add.reduce(x[:, ~held], axis=1)
+    return sums[back.ravel()]
