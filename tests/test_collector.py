@@ -13,10 +13,14 @@ from memrank._collector import collector_paused
 
 @pytest.fixture
 def thawed() -> Iterator[None]:
-    gc.unfreeze()
-    yield
+    """The collector on and nothing frozen, as a process starts; then as it was."""
+    was_enabled = gc.isenabled()
     gc.unfreeze()
     gc.enable()
+    yield
+    gc.unfreeze()
+    if not was_enabled:
+        gc.disable()
 
 
 def test_paused_then_everything_alive_filed_under_the_oldest_generation(thawed: None) -> None:
