@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -100,3 +101,11 @@ def test_pair_says_what_load_says_of_a_file_that_is_not_a_run_file(
         memrank.Result.load(path)
     outcome = CliRunner().invoke(main, ["pair", str(path), str(path)])
     assert outcome.exit_code == 4 and loading.value.message in outcome.output
+
+
+def test_pair_leaves_the_cyclic_collector_on_in_the_process_that_calls_it(tmp_path: Path) -> None:
+    demo = memrank.evaluation("demo")
+    a, b = _saved(tmp_path, "word-overlap", demo), _saved(tmp_path, "no-context", demo)
+    gc.enable()
+    assert CliRunner().invoke(main, ["pair", str(a), str(b)]).exit_code == 0
+    assert gc.isenabled()

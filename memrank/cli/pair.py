@@ -41,22 +41,22 @@ def pair_command(
     (different evaluations or versions, a refused run), 4 when a file cannot be read, 6 when a
     signed run does not verify.
     """
-    import gc
     import os
 
     # A reading's kernels are elementwise numpy, never BLAS: OpenBLAS's thread pool, started
     # when numpy is imported, would cost more CPU than the whole reading (set before the import).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from memrank._collector import collector_paused
     from memrank.paired import paired_sides
 
     # Only what a reading reads is taken from each file; the cyclic collector is kept out of
-    # it (the files make hundreds of thousands of small acyclic objects at once).
-    gc.disable()
-    a, b = _side(side_a, "A", directory), _side(side_b, "B", directory)
-    try:
-        reading = paired_sides(a, b)
-    except PairingRefused as refused:
-        raise PairingRefused(f"{side_a} (A) and {side_b} (B): {refused.message}") from None
+    # it (the files make tens of thousands of small acyclic objects at once).
+    with collector_paused():
+        a, b = _side(side_a, "A", directory), _side(side_b, "B", directory)
+        try:
+            reading = paired_sides(a, b)
+        except PairingRefused as refused:
+            raise PairingRefused(f"{side_a} (A) and {side_b} (B): {refused.message}") from None
     if as_json:
         click.echo(reading.model_dump_json(indent=2))
     else:
