@@ -58,6 +58,21 @@ in its own column's standing: it then depends on that column alone, and the colu
 does not touch are no longer read again; then to 9.1-10.0 s with its changed files written in
 shares and the old site listed by one walk.
 
+Then, on a faster machine (its verify 4.4 s, not 7.1), three runs of the code after this stop's
+changes (the sign-flip walk packs sums only when a row needs it, the first build creates files
+with os.open), the fastest of three builds and verifies each: 1000 x 3 built in 8.93 / 8.85 /
+8.83 s against a 4.45 / 4.40 / 4.39 s verify, 2.01x each time, just above the 2x target; 200 x 3
+2.13-2.20x; the rebuild 1.42x / 1.34x / 1.25x; peak RSS 856 MB; growth exponents time 0.98-1.01,
+bytes 1.08. Where it goes (a stage timeline): verify 4.2-5.2 s, docs 0.13 s, the board 1.9-2.2 s
+(two columns read in the building process, 0.75-0.85 s each, while a worker reads the third,
+then 0.4 s in one process), pages and data files 1.7-1.8 s (run pages 1.3 CPU-s, half of it
+their comparisons table), writing 0.2-0.9 s. Tried and taken back: the pair tests of the
+building process's second column in a worker of their own (its CPU fell 0.3 s, the stage's wall
+time did not: each fork of the 800 MB build costs about half a CPU-second in copy-on-write page
+faults, and the board stage used 3.0-3.1 CPU-s with one fork against 2.5 s with none); the
+theme compiled before the page worker forks (no change); three column workers (2.2 s against
+2.1 s); fewer bytes written (a create costs about 80 us here, a byte next to nothing).
+
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
 next run (sign afresh when the artifact format changes).
