@@ -28,6 +28,7 @@ __all__ = [
     "check_binary",
     "checked_codes",
     "cluster_codes",
+    "clusters_side_by_side",
     "mean_interval",
     "mean_intervals",
     "paired_reading",
@@ -166,9 +167,10 @@ def mean_intervals(
     values = np.asarray(matrix, dtype=float)
     if values.ndim != 2:
         raise UsageError(f"mean_intervals needs a runs x tasks matrix; got shape {values.shape}")
-    codes = checked_codes(clusters, values.shape[1])
-    valid = ~np.isnan(values)
-    interval = cr2(*_cluster_sums(np.where(valid, values, 0.0), valid, codes))
+    filled, valid, codes, starts = clusters_side_by_side(
+        values, checked_codes(clusters, values.shape[1])
+    )
+    interval = cr2(*_cluster_sums(filled, valid, codes, starts))
     with np.errstate(invalid="ignore"):
         low, high = bounded_interval(
             interval.mean, interval.se**2, valid.sum(axis=1), interval.df, bounds
@@ -179,7 +181,7 @@ def mean_intervals(
     method = BOUNDED_METHOD if both_ends else UNBOUNDED_METHOD
     # as Python numbers at once: a board asks for some 18,000 rows
     rows = zip(
-        valid.any(axis=1).tolist(),
+        np.asarray(valid.any(axis=1)).tolist(),
         interval.mean.tolist(),
         low.tolist(),
         high.tolist(),
@@ -192,32 +194,41 @@ def mean_intervals(
             low=_number(lowest) if valued else None,
             high=_number(highest) if valued else None,
             method=method,
-            n_clusters=clusters,
+            n_clusters=n_clusters,
         )
-        for valued, mean, lowest, highest, clusters in rows
+        for valued, mean, lowest, highest, n_clusters in rows
     ]
 
 
-def _cluster_sums(
-    filled: np.ndarray, valid: np.ndarray, codes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """``[row, code]``: each row's sum (``filled``: 0 where no value) and count of values over
-    each cluster's tasks; 0 for a code no task holds.
+def clusters_side_by_side(
+    values: np.ndarray, codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A runs x tasks matrix with each cluster's tasks side by side, in task order within each
+    (a stable sort by code, skipped where they already are): the values with 0 where there is
+    none, which tasks have one, the sorted codes, and where each cluster starts.
 
-    Each cluster's tasks are put side by side and summed by numpy, in the same order on every
-    machine. A product with a task-to-cluster indicator would go through BLAS, whose order of
-    summation, and so the last bit of a sum, depends on the processor: a board built on another
-    machine would then publish other bytes."""
-    width = int(codes.max()) + 1 if len(codes) else 0
-    sums, counts = np.zeros((len(filled), width)), np.zeros((len(filled), width))
-    if not len(codes):
-        return sums, counts
+    Per-cluster sums are then numpy's ``reduceat`` over each cluster's span, in the same order
+    on every machine. A product with a task-to-cluster indicator would go through BLAS, whose
+    order of summation, and so the last bit of a sum, depends on the processor: a board built on
+    another machine would then publish other bytes."""
     if np.any(codes[1:] < codes[:-1]):  # evaluations mostly list their tasks cluster by cluster
         order = np.argsort(codes, kind="stable")
-        filled, valid, codes = filled[:, order], valid[:, order], codes[order]
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    sums[:, codes[starts]] = np.add.reduceat(filled, starts, axis=1)
-    counts[:, codes[starts]] = np.add.reduceat(valid.astype(float), starts, axis=1)
+        values, codes = values[:, order], codes[order]
+    valid = ~np.isnan(values)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
+    return np.where(valid, values, 0.0), valid, codes, starts
+
+
+def _cluster_sums(
+    filled: np.ndarray, valid: np.ndarray, codes: np.ndarray, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``[row, code]``: each row's sum and count of values over each cluster's tasks (laid out
+    by ``clusters_side_by_side``); 0 for a code no task holds."""
+    width = int(codes.max()) + 1 if len(codes) else 0
+    sums, counts = np.zeros((len(filled), width)), np.zeros((len(filled), width))
+    if len(codes):
+        sums[:, codes[starts]] = np.add.reduceat(filled, starts, axis=1)
+        counts[:, codes[starts]] = np.add.reduceat(valid.astype(float), starts, axis=1)
     return sums, counts
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from memrank.errors import UsageError
-from memrank.stats.clustered import check_binary, checked_codes
+from memrank.stats.clustered import check_binary, checked_codes, clusters_side_by_side
 from memrank.stats.kernels import binary_p, continuous_p, cr2
 
 __all__ = ["PairMatrices", "pairwise_p_values", "pairwise_tests"]
@@ -86,11 +86,8 @@ def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarr
     tasks, the second i's where j did, and the count is sum v_i v_j. Only the rows that left
     a task unvalued take the sums over their own tasks (``_masked_sums``).
     """
-    order = np.argsort(codes, kind="stable")  # each cluster's tasks side by side
-    valid = ~np.isnan(values[:, order])
-    filled = np.where(valid, values[:, order], 0.0)
-    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
-    spans = list(zip(starts.tolist(), [*starts[1:].tolist(), len(order)], strict=True))
+    filled, valid, codes, starts = clusters_side_by_side(values, codes)
+    spans = list(zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], strict=True))
     totals = np.add.reduceat(filled, starts, axis=1)  # [r, g]: row r's sum over cluster g
     counted = np.add.reduceat(valid.astype(np.int64), starts, axis=1)
     gaps = np.flatnonzero(~valid.all(axis=1))  # rows that left some task unvalued
