@@ -116,6 +116,11 @@ up() {
             || "${psql[@]}" -c "create database $db"
     done
     "${psql[@]}" -d mem0 -c "create extension if not exists vector"
+    # Mem0 indexes its one table with HNSW and filters a search by user after the index scan,
+    # which yields hnsw.ef_search (40) nearest rows of any user, deleted ones included until a
+    # vacuum: after a LoCoMo run a unit's search found none of its 8 memories. An iterative
+    # scan (pgvector >= 0.8) reads on until the LIMIT is met, in exact distance order.
+    "${psql[@]}" -c "alter database mem0 set hnsw.iterative_scan = strict_order"
 
     STUB_LLM_LOG="$LOG/stub_llm.jsonl" start stub_llm python3 "$HERE/stub_llm.py" "$STUB_PORT"
 

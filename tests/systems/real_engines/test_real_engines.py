@@ -247,6 +247,28 @@ def test_3_mem0s_score_cut_off_is_stated_and_can_be_lowered(mem0: Engine) -> Non
     assert "0.1" in DOCS.read_text()
 
 
+def test_3_a_search_finds_a_units_memories_past_nearer_ones_of_other_units(
+    mem0: Engine,
+) -> None:
+    # Mem0 keeps every user in one pgvector table with an HNSW index and filters by user after
+    # the index scan: without an iterative scan (engines.sh sets one) the scan's 40 nearest
+    # rows are all the crowd's, and the unit's search returns nothing
+    query = "quantum chromodynamics lattice gauge"
+    crowd = [
+        Document(id=f"c{i}", content=f"Lattice gauge theory of quarks and gluons, remark {i}.")
+        for i in range(60)
+    ]
+    notes = [Document(id=f"n{i}", content=f"Note {i}: the town was mild.") for i in range(8)]
+    others = _unit(Mem0(mem0.url, infer=False), "crowd", crowd)
+    mine = _unit(Mem0(mem0.url, infer=False, threshold=0.0), "mine", notes)
+    try:
+        recall = mine.retrieve(query, 8, "mine")
+    finally:
+        others.cleanup()
+        mine.cleanup()
+    assert sorted(d.text for d in recall.documents) == sorted(d.content for d in notes)
+
+
 def test_4_an_add_that_stores_nothing_is_a_failure(mem0: Engine) -> None:
     # Mem0 skips system messages when it stores without inference: it answers {"results": []}
     silent = Document(id="sys", content="You are a helpful assistant.", metadata={"role": "system"})
