@@ -197,8 +197,11 @@ def _means(
     """Per row of ``deciders``, its mean over the decided tasks in ``mask``, with counts for a
     share and its interval: every row at once. A row that decided none of them says why
     (``undecided``)."""
-    rows = list(deciders)
-    picked = matrix[np.ix_(np.asarray(rows, dtype=np.intp), np.flatnonzero(mask))]
+    rows = list(deciders)  # ascending
+    if len(rows) == len(matrix) and mask.all():  # the whole column: no copy of it
+        picked = matrix
+    else:
+        picked = matrix[np.ix_(np.asarray(rows, dtype=np.intp), np.flatnonzero(mask))]
     valid = ~np.isnan(picked)
     decided = valid.sum(axis=1)
     # a share (0/1 values) carries its count, so "12 of 40" can be shown beside 0.300
@@ -261,6 +264,9 @@ def _pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every two rows' p value and mean difference: the column's only work that grows with
     the square of its runs, so it is the one kept in the memo, by the rows' signed scores."""
+    if not memo.active:  # nothing to keep them for: spare 16 MB of copies at 1,000 runs
+        pairs = pairwise_tests(matrix, clusters, binary=binary)
+        return pairs.p_values, pairs.differences
     rows = len(digests)
 
     def made() -> bytes:
@@ -268,8 +274,8 @@ def _pairs(
         return pairs.p_values.astype(np.float64).tobytes() + pairs.differences.tobytes()
 
     found = memo.through(lambda: ("pairs", measure, str(binary), *digests), made)
-    both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)
-    return both[0].copy(), both[1].copy()
+    both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)  # read-only views
+    return both[0], both[1]
 
 
 def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:
