@@ -317,6 +317,21 @@ def exponent(sizes: list[int], measured: list[float]) -> float:
     )
 
 
+def create_microseconds(folder: Path, files: int = 2_000) -> float:
+    """What creating one small file costs in ``folder``, in microseconds (the files are left
+    there: deleting them would slow the creates that follow). A cold build creates some 14,000
+    files and folders at 1,000 x 3 and a verify none, so a slow folder raises the ratio: on one
+    2-core machine a create cost 10-30 us in most folders and 200-300 us in a temporary folder
+    where many files had been deleted, which alone added about 2 s to the build."""
+    folder.mkdir(parents=True)
+    start = time.perf_counter()
+    for n in range(files):
+        descriptor = os.open(folder / f"{n}.html", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        os.write(descriptor, b"<p>a small page</p>")
+        os.close(descriptor)
+    return (time.perf_counter() - start) / files * 1e6
+
+
 def subset(full: Path, folder: Path, systems: int, largest: int) -> Path:
     """An artifacts folder holding ``systems`` of the ``largest`` systems' runs, evenly spread
     over their skills: the same signed files, copied, so only one board is ever signed."""
@@ -364,6 +379,10 @@ def main(sizes: list[int]) -> None:
         print(
             f"signed {largest} x {EVALUATIONS} runs of {TASKS} tasks in "
             f"{time.perf_counter() - started:.0f} s"
+        )
+        print(
+            f"creating a file in {root}: {create_microseconds(Path(root) / 'probe'):.0f} us "
+            "(the build's writes scale with it, verify's do not: set TMPDIR to move the bench)"
         )
         rows = []
         for systems in sorted(sizes):
