@@ -74,6 +74,12 @@ faults, and the board stage used 3.0-3.1 CPU-s with one fork against 2.5 s with 
 theme compiled before the page worker forks (no change); three column workers (2.2 s against
 2.1 s); fewer bytes written (a create costs about 80 us here, a byte next to nothing).
 
+Then, on a second 2-core machine (an AMD EPYC, shared), three runs: 1000 x 3 built in 9.26-10.72 s
+against a 3.84-4.66 s verify, 2.25-2.46x; 200 x 3 2.21-2.65x; the rebuild 1.28-1.72x, as commands
+1.55-1.76x. Its verify is quicker against the rest of the build, so every ratio is higher. A build
+without a memo now keeps the pair matrices as the tests made them, and a column's whole-column
+means read the matrix without a copy: the board stage's page faults fell from 104k to 76k.
+
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
 next run (sign afresh when the artifact format changes).
