@@ -70,6 +70,10 @@ session, 9 to 11 rounds each):
 - A last run of all three (11 rounds): help 40 ms, pair 1.66x, run 1.97x. The run's margin is
   thin: what is left above the bare loop is its record (47,000 validated values at about 2 us
   each, the journal, the result file, the measures' reading of every recalled document).
+
+On a second machine (an AMD EPYC, 2 cores, shared), the same code: help 50 ms (0.98x a bare
+click group's), pair 1.63x, run 2.05x (7 rounds), then 1.98x and 1.89x (11 rounds each). The
+run sits on its 2x target there, moved by the machine's load from session to session.
 """
 
 from __future__ import annotations
