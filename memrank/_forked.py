@@ -1,7 +1,8 @@
 """Work split into shares: the first done in this process, the others at the same time in
 forked copies of it, the results in the order of the shares (``in_shares``); or handed out in
 batches to this process and its forked copies, each taking the next as it comes free, when
-items cost unequally (``in_turns``).
+items cost unequally (``in_turns``); or one piece of work in a forked copy while this process
+goes on with other work (``meanwhile``).
 
 A board of thousands of runs verifies and renders them one by one, and each run's work is
 independent of the others'; on a machine with more than one core the shares run side by side.
@@ -15,16 +16,17 @@ Linux, which can tie a worker so, every share is done here.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import pickle
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["cores", "in_shares", "in_turns", "split"]
+__all__ = ["cores", "in_shares", "in_turns", "meanwhile", "split"]
 
 Share = TypeVar("Share")
 Made = TypeVar("Made")
@@ -64,6 +66,22 @@ def in_shares(work: Callable[[Share], Made], shares: Sequence[Share]) -> list[Ma
             worker.kill()
         raise
     return made
+
+
+@contextlib.contextmanager
+def meanwhile(work: Callable[[], Made], *, apart: bool = True) -> Iterator[Callable[[], Made]]:
+    """``work()`` in a forked worker while the ``with`` block runs; the block calls what this
+    yields for its result (an exception raised there is raised here). Where a fork is not
+    possible, or not worth it (``apart`` false), that call does the work here. A worker whose
+    result is not asked for by the end of the block is killed."""
+    if not apart or len(split([None, None], 1)) < 2:
+        yield work
+        return
+    worker = _Worker.start(lambda _: work(), None)
+    try:
+        yield worker.result
+    finally:
+        worker.kill()
 
 
 def in_turns(

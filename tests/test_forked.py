@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -175,3 +177,48 @@ def test_in_turns_below_the_least_works_everything_here(monkeypatch: pytest.Monk
     monkeypatch.setattr(_forked, "cores", lambda: 2)
     made = _forked.in_turns(_pid_of_each_slow_first, [1, 2, 3], least=2, batch=1)
     assert made == [(os.getpid(), 1), (os.getpid(), 2), (os.getpid(), 3)]
+
+
+def test_meanwhile_works_in_another_process_while_the_block_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    with _forked.meanwhile(os.getpid) as theirs:
+        here = os.getpid()
+        assert theirs() != here
+    with _forked.meanwhile(os.getpid, apart=False) as theirs:  # not worth a fork: done here
+        assert theirs() == os.getpid()
+    monkeypatch.setattr(_forked, "cores", lambda: 1)
+    with _forked.meanwhile(os.getpid) as theirs:  # no second core: done here
+        assert theirs() == os.getpid()
+
+
+def _slow_pid(pid_file: Path) -> None:
+    pid_file.write_text(str(os.getpid()))
+    time.sleep(60)
+
+
+def test_meanwhile_kills_its_worker_when_the_block_fails_or_never_asks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    for n, failing in enumerate((True, False)):
+        pid_file = tmp_path / f"worker-{n}.pid"
+        with (
+            contextlib.suppress(ValueError),
+            _forked.meanwhile(functools.partial(_slow_pid, pid_file)),
+        ):
+            while not pid_file.exists() or not pid_file.read_text():
+                time.sleep(0.01)
+            if failing:
+                raise ValueError("the block failed")
+        assert _gone(int(pid_file.read_text()), within=0.5)
+
+
+def test_meanwhile_raises_here_what_the_worker_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    with (
+        pytest.raises(ValueError, match=r"odd share \[3\]"),
+        _forked.meanwhile(lambda: _refuse_odd([3])) as theirs,
+    ):
+        theirs()

@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
-from memrank._forked import in_shares, split
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
 from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
@@ -23,13 +22,9 @@ from memrank.board.config import Column
 from memrank.board.memo import Memo
 from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink
 from memrank.board.notes import budget_note
-from memrank.board.reading import ColumnReading, read_column
+from memrank.board.reading import ColumnReading, read_column, read_columns
 
-__all__ = ["COLUMNS_LEAST", "ColumnPart", "column_part", "column_parts", "evaluation_of"]
-
-COLUMNS_LEAST = 600
-"""The fewest runs a track's columns hold together for them to be read side by side in
-forked workers: below it, forking costs more than it saves."""
+__all__ = ["ColumnPart", "column_parts", "evaluation_of"]
 
 
 @dataclass(frozen=True)
@@ -116,17 +111,41 @@ class _Stored(BaseModel):
         }
 
 
-def column_part(
+def column_parts(
+    track: str,
+    columns: Sequence[Column],
+    rows: Sequence[str],
+    placed: Sequence[Sequence[VerifiedRun | None]],
+    identities: Mapping[str, Identity],
+    memo: Memo,
+) -> list[ColumnPart]:
+    """The part of each of ``columns`` of ``track``; ``rows`` are the track's row keys,
+    ``placed`` each column's run by row. A column the memo holds is taken from it; the others
+    are read together (``read_columns``: a large board tests their pairs side by side)."""
+    keys = [
+        _key(track, column, rows, runs, identities, memo)
+        for column, runs in zip(columns, placed, strict=True)
+    ]
+    parts: list[ColumnPart | None] = [
+        _remembered(key, column, rows, runs, memo)
+        for key, column, runs in zip(keys, columns, placed, strict=True)
+    ]
+    unread = [i for i, part in enumerate(parts) if part is None]
+    readings = read_columns([(columns[i], placed[i]) for i in unread], memo)
+    for i, reading in zip(unread, readings, strict=True):
+        parts[i] = _read(keys[i], track, reading, rows, placed[i], identities, memo)
+    return [part for part in parts if part is not None]
+
+
+def _key(
     track: str,
     column: Column,
     rows: Sequence[str],
     placed: Sequence[VerifiedRun | None],
     identities: Mapping[str, Identity],
     memo: Memo,
-) -> ColumnPart:
-    """The column ``column`` of ``track``; ``rows`` are the track's row keys, ``placed`` each
-    row's run on the column."""
-    key = memo.entry(
+) -> str:
+    return memo.entry(
         "column",
         track,
         column.model_dump_json(),
@@ -136,24 +155,42 @@ def column_part(
             if run is not None
         ),
     )
+
+
+def _remembered(
+    key: str, column: Column, rows: Sequence[str], placed: Sequence[VerifiedRun | None], memo: Memo
+) -> ColumnPart | None:
+    """The part an earlier build read from the very same runs, when the memo holds it."""
     found = memo.get(key)
-    if found is not None:
-        stored = _Stored.model_validate_json(found)
-        return ColumnPart(
-            key=key,
-            column=column,
-            placed=tuple(placed),
-            cells=tuple(stored.cells.get(row) for row in rows),
-            shown=stored.shown_again(),
-            notice=stored.notice,
-            has_runs=stored.has_runs,
-            reading=None,
-        )
-    reading = read_column(column, placed, memo)
+    if found is None:
+        return None
+    stored = _Stored.model_validate_json(found)
+    return ColumnPart(
+        key=key,
+        column=column,
+        placed=tuple(placed),
+        cells=tuple(stored.cells.get(row) for row in rows),
+        shown=stored.shown_again(),
+        notice=stored.notice,
+        has_runs=stored.has_runs,
+        reading=None,
+    )
+
+
+def _read(
+    key: str,
+    track: str,
+    reading: ColumnReading,
+    rows: Sequence[str],
+    placed: Sequence[VerifiedRun | None],
+    identities: Mapping[str, Identity],
+    memo: Memo,
+) -> ColumnPart:
+    """The part made of this build's reading of the column (kept in the memo for the next)."""
     cells = _cells(reading, len(rows))
     part = ColumnPart(
         key=key,
-        column=column,
+        column=reading.column,
         placed=tuple(placed),
         cells=tuple(cells),
         shown={
@@ -167,45 +204,6 @@ def column_part(
     if memo.active:
         memo.put(key, _Stored.of(part, rows).model_dump_json().encode())
     return part
-
-
-def column_parts(
-    track: str,
-    columns: Sequence[Column],
-    rows: Sequence[str],
-    placed: Sequence[Sequence[VerifiedRun | None]],
-    identities: Mapping[str, Identity],
-    memo: Memo,
-) -> list[ColumnPart]:
-    """``column_part`` of each of ``columns``, ``placed`` holding each one's runs by row. A
-    column's reading is independent of the others', so a large track reads its columns side
-    by side, a share per core (``memrank._forked``)."""
-    everything = list(range(len(columns)))
-    held = sum(run is not None for runs in placed for run in runs)
-    shares = split(everything, 1) if held >= COLUMNS_LEAST else [everything]
-
-    def read(share: Sequence[int]) -> list[ColumnPart]:
-        # Sent back without the runs: this process holds them already, and pickled, a run
-        # carries its whole scores file.
-        return [
-            _without_runs(column_part(track, columns[i], rows, placed[i], identities, memo))
-            for i in share
-        ]
-
-    made = [part for parts in in_shares(read, shares) for part in parts]
-    return [_with_runs(part, runs) for part, runs in zip(made, placed, strict=True)]
-
-
-def _without_runs(part: ColumnPart) -> ColumnPart:
-    reading = part.reading and replace(part.reading, runs=())
-    return replace(part, placed=(), reading=reading)
-
-
-def _with_runs(part: ColumnPart, placed: Sequence[VerifiedRun | None]) -> ColumnPart:
-    """``part`` with its runs again (as ``read_column`` keeps them: placed, Nones left out)."""
-    runs = tuple(run for run in placed if run is not None)
-    reading = part.reading and replace(part.reading, runs=runs)
-    return replace(part, placed=tuple(placed), reading=reading)
 
 
 def evaluation_of(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memrank._forked import meanwhile
 from memrank.artifacts import Scores, VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
@@ -33,7 +34,14 @@ from memrank.stats import (
     tie_aware_ranks,
 )
 
-__all__ = ["ColumnReading", "Headline", "UNCATEGORISED", "read_column"]
+__all__ = [
+    "PAIRS_APART_LEAST",
+    "ColumnReading",
+    "Headline",
+    "UNCATEGORISED",
+    "read_column",
+    "read_columns",
+]
 
 UNCATEGORISED = "uncategorised"
 
@@ -76,11 +84,68 @@ class ColumnReading:
     no value of the measure; a value of None, with the reason, where it decided none."""
 
 
+PAIRS_APART_LEAST = 600
+"""The fewest runs a board's columns hold together for half the columns' pair tests to run in
+a forked worker while this process reads the rest: below it, forking costs more than it saves."""
+
+
 def read_column(
     column: Column, placed: Sequence[VerifiedRun | None], memo: Memo = NO_MEMO
 ) -> ColumnReading:
     """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None).
     ``memo`` may hold the all-pairs matrices of the same signed scores from an earlier build."""
+    return read_columns([(column, placed)], memo)[0]
+
+
+def read_columns(
+    wanted: Sequence[tuple[Column, Sequence[VerifiedRun | None]]], memo: Memo = NO_MEMO
+) -> list[ColumnReading]:
+    """``read_column`` of each (column, placed). The pair tests, most of a large column's
+    work, are the one part that needs no Python object of a run: on a large board of two
+    columns or more, the first half of the columns' tests run in a forked worker, which reads
+    only their task matrices, while this process works out every column's means and the other
+    half's tests. (One column's means take a fraction of its tests: a fork would only wait.)"""
+    tables = [_table(column, placed) for column, placed in wanted]
+    held = sum(len(table.runs) for table in tables)
+    apart = (len(tables) + 1) // 2 if held >= PAIRS_APART_LEAST and len(tables) > 1 else 0
+    with meanwhile(
+        lambda: [_tested(table, memo) for table in tables[:apart]], apart=apart > 0
+    ) as theirs:
+        measured = [_measured(table) for table in tables]
+        mine = [_tested(table, memo) for table in tables[apart:]]
+        tested = theirs() + mine
+    return [_reading(*parts) for parts in zip(tables, measured, tested, strict=True)]
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A column's runs and their values side by side: runs x tasks, NaN where undecided."""
+
+    column: Column
+    positions: tuple[int, ...]
+    runs: tuple[VerifiedRun, ...]
+    scores: list[Scores]
+    task_ids: list[str]
+    clusters: np.ndarray
+    categories: list[str]
+    matrix: np.ndarray
+    deciders: dict[int, Decider]
+    """By row, who decided the measure: the rows whose scores carry it."""
+    decided: list[int]
+    """The rows that decided at least one task: those the pair tests rank."""
+    binary: bool
+    """Whether every run's evaluation declares the measure binary: the measure's declared
+    type chooses the test, never the values it happened to take."""
+
+    def undecided(self, row: int, mask: np.ndarray) -> str:
+        """Why none of the row's tasks in ``mask`` has a value: the reasons its scores give."""
+        score = self.scores[row]
+        wanted = {self.task_ids[i] for i in np.flatnonzero(mask)}
+        found = score.measures[self.column.measure].why.items()
+        return _reasons(Counter(why for i, why in found if score.task_ids[i] in wanted))
+
+
+def _table(column: Column, placed: Sequence[VerifiedRun | None]) -> _Table:
     positions = tuple(i for i, run in enumerate(placed) if run is not None)
     runs = tuple(run for run in placed if run is not None)
     scores = [run.scores for run in runs]
@@ -99,57 +164,96 @@ def read_column(
             matrix[row] = values
         else:
             matrix[row, [index[t] for t in score.task_ids]] = values
-    decided = [row for row in carried if not np.all(np.isnan(matrix[row]))]
-    deciders = {row: Decider(scores[row].measures[column.measure].decider) for row in carried}
-    everything = np.ones(len(task_ids), dtype=bool)
-
-    def undecided(row: int, mask: np.ndarray) -> str:
-        """Why none of the row's tasks in ``mask`` has a value: the reasons its scores give."""
-        score = scores[row]
-        wanted = {task_ids[i] for i in np.flatnonzero(mask)}
-        found = score.measures[column.measure].why.items()
-        return _reasons(Counter(why for i, why in found if score.task_ids[i] in wanted))
-
-    whole = _means(column.measure, deciders, matrix, clusters, everything, undecided)
-    headlines = tuple(
-        whole[row] if row in whole else _uncarried(column, run) for row, run in enumerate(runs)
-    )
-    # the measure's declared type chooses the test, never the values it happened to take
-    binary = all(column.measure in declared_binary(run.predicate.evaluation) for run in runs)
-    higher = column.direction is Direction.HIGHER
-    digests = [runs[row].statement.scores_subject.digest.sha256 for row in decided]
-    p_values, differences = _pairs(column.measure, binary, digests, matrix[decided], clusters, memo)
-    means = [float(np.nanmean(matrix[row])) for row in decided]
-    ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if decided else []
-    ranks: list[Rank | None] = [None] * len(runs)
-    for row, placed_at in zip(decided, ranges, strict=True):
-        ranks[row] = _rank(placed_at, len(decided))
-    labels = tuple(
-        (c, column.categories.get(c, "")) for c in sorted(set(categories), key=category_order)
-    )
-    named = np.asarray(categories)
-    per_category = [
-        _means(column.measure, deciders, matrix, clusters, named == name, undecided)
-        for name, _ in labels
-    ]
-    by_category = tuple(tuple(found.get(row) for found in per_category) for row in range(len(runs)))
-    n_clusters = len(np.unique(clusters)) if len(clusters) else 0
-    shown = labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else ()
-    return ColumnReading(
+    return _Table(
         column=column,
         positions=positions,
         runs=runs,
-        headlines=headlines,
+        scores=scores,
+        task_ids=task_ids,
+        clusters=clusters,
+        categories=categories,
+        matrix=matrix,
+        deciders={row: Decider(scores[row].measures[column.measure].decider) for row in carried},
+        decided=[row for row in carried if not np.all(np.isnan(matrix[row]))],
+        binary=all(column.measure in declared_binary(run.predicate.evaluation) for run in runs),
+    )
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What a column's means give: each run's headline, and per category."""
+
+    headlines: tuple[Headline, ...]
+    labels: tuple[tuple[str, str], ...]
+    """(category, label) of every category the tasks carry, in order."""
+    named: np.ndarray
+    """Each task's category."""
+    by_category: tuple[tuple[Headline | None, ...], ...]
+
+
+def _measured(table: _Table) -> _Measured:
+    column, matrix, clusters = table.column, table.matrix, table.clusters
+    everything = np.ones(len(table.task_ids), dtype=bool)
+    whole = _means(column.measure, table.deciders, matrix, clusters, everything, table.undecided)
+    headlines = tuple(
+        whole[row] if row in whole else _uncarried(column, run)
+        for row, run in enumerate(table.runs)
+    )
+    labels = tuple(
+        (c, column.categories.get(c, "")) for c in sorted(set(table.categories), key=category_order)
+    )
+    named = np.asarray(table.categories)
+    per_category = [
+        _means(column.measure, table.deciders, matrix, clusters, named == name, table.undecided)
+        for name, _ in labels
+    ]
+    by_category = tuple(
+        tuple(found.get(row) for found in per_category) for row in range(len(table.runs))
+    )
+    return _Measured(headlines, labels, named, by_category)
+
+
+def _tested(table: _Table, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+    """Every two decided rows' p value and mean difference."""
+    digests = [table.runs[row].statement.scores_subject.digest.sha256 for row in table.decided]
+    return _pairs(
+        table.column.measure,
+        table.binary,
+        digests,
+        table.matrix[table.decided],
+        table.clusters,
+        memo,
+    )
+
+
+def _reading(
+    table: _Table, measured: _Measured, tested: tuple[np.ndarray, np.ndarray]
+) -> ColumnReading:
+    p_values, differences = tested
+    higher = table.column.direction is Direction.HIGHER
+    means = [float(np.nanmean(table.matrix[row])) for row in table.decided]
+    ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if table.decided else []
+    ranks: list[Rank | None] = [None] * len(table.runs)
+    for row, placed_at in zip(table.decided, ranges, strict=True):
+        ranks[row] = _rank(placed_at, len(table.decided))
+    labels, named = measured.labels, measured.named
+    n_clusters = len(np.unique(table.clusters)) if len(table.clusters) else 0
+    shown = labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else ()
+    return ColumnReading(
+        column=table.column,
+        positions=table.positions,
+        runs=table.runs,
+        headlines=measured.headlines,
         ranks=tuple(ranks),
-        ranked=tuple(decided),
+        ranked=tuple(table.decided),
         p_values=p_values,
         differences=differences,
-        tasks=len(task_ids),
+        tasks=len(table.task_ids),
         clusters=n_clusters,
-        notice=_notice(len(task_ids), n_clusters, ranges),
+        notice=_notice(len(table.task_ids), n_clusters, ranges),
         categories=shown,
         category_tasks=tuple(int((named == name).sum()) for name, _ in shown),
-        by_category=by_category,
+        by_category=measured.by_category,
     )
 
 

@@ -175,14 +175,15 @@ def _update(tree: Mapping[str, bytes], out: Path) -> None:
     """Rewrite the files of ``out`` that differ from ``tree``, manifest last; delete the rest,
     and the folders that leaves empty."""
     found, folders = _files_under(out)
-    changed = [
-        path
-        for path in sorted(tree)
-        if path != urls.MANIFEST and (path not in found or _bytes(found[path]) != tree[path])
-    ]
-    # A run added to a large board changes thousands of pages (every rank "of N"): written
-    # in contiguous shares, one per core, like a first build's files.
-    in_shares(lambda paths: _write_files(tree, out, paths), split(changed, WRITE_LEAST))
+
+    def rewritten(paths: Sequence[str]) -> None:
+        changed = [path for path in paths if path not in found or _bytes(found[path]) != tree[path]]
+        _write_files(tree, out, changed)
+
+    # A run added to a large board changes thousands of pages (every rank "of N"): the files
+    # are read, compared and written again in contiguous shares, one per core.
+    paths = [path for path in sorted(tree) if path != urls.MANIFEST]
+    in_shares(rewritten, split(paths, WRITE_LEAST))
     _write_files(tree, out, [urls.MANIFEST])
     for path in sorted(set(found) - set(tree)):
         os.unlink(found[path])

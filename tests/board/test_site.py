@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from memrank import _forked
-from memrank.board import columns, render, site
+from memrank.board import reading, render, site
 from memrank.board.files import data_files
 from memrank.board.memo import Memo
 from memrank.board.model import Board
@@ -69,16 +71,27 @@ def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
     assert shares == [3]
 
 
-def test_columns_read_in_forked_shares_build_the_site_one_process_builds(
-    standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
+def test_pair_tests_made_in_a_forked_worker_build_the_site_one_process_builds(
+    standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # The textual track's two columns, one read here and one in a forked worker, which sends
-    # its part back without the runs: the site must be byte for byte one process's.
-    shares = _apart(monkeypatch, columns, "COLUMNS_LEAST")
+    # The textual track's two columns: the first one's pair tests in a forked worker, the
+    # second's here, as a big board's are. The site must be byte for byte one process's.
+    monkeypatch.setattr(reading, "PAIRS_APART_LEAST", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    made_by = tmp_path / "made-by"
+    tested = reading._tested
+
+    def recorded(table: Any, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+        with made_by.open("a") as pids:  # a worker's memory does not come back; a file does
+            pids.write(f"{table.column.evaluation} {os.getpid()}\n")
+        return tested(table, memo)
+
+    monkeypatch.setattr(reading, "_tested", recorded)
     board, again = built(standard)
     assert again == tree
-    assert 2 in shares
     assert all(page.rows for page in board.evaluations)
+    by = dict(line.split() for line in made_by.read_text().splitlines())
+    assert len(by) == len({*by.values()}) == 2 and str(os.getpid()) in by.values()
 
 
 def test_data_files_made_in_a_forked_worker_build_the_site_one_process_builds(
