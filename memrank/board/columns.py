@@ -19,7 +19,7 @@ from memrank.artifacts import VerifiedRun
 from memrank.board import urls
 from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
 from memrank.board.config import Column
-from memrank.board.memo import Memo
+from memrank.board.memo import Memo, key, pack_files, unpack_files
 from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink
 from memrank.board.notes import budget_note
 from memrank.board.reading import ColumnReading, read_column, read_columns
@@ -126,15 +126,26 @@ def column_parts(
         _key(track, column, rows, runs, identities, memo)
         for column, runs in zip(columns, placed, strict=True)
     ]
-    parts: list[ColumnPart | None] = [
-        _remembered(key, column, rows, runs, memo)
-        for key, column, runs in zip(keys, columns, placed, strict=True)
-    ]
-    unread = [i for i, part in enumerate(parts) if part is None]
-    readings = read_columns([(columns[i], placed[i]) for i in unread], memo)
+    found = [memo.get(key) for key in keys]
+    unread = [i for i, stored in enumerate(found) if stored is None]
+
+    def remembered() -> dict[int, ColumnPart]:
+        return {
+            i: _remembered(keys[i], columns[i], rows, placed[i], stored)
+            for i, stored in enumerate(found)
+            if stored is not None
+        }
+
+    # A rebuild reads one column and takes the others from the memo meanwhile.
+    readings, parts = read_columns(
+        [(columns[i], placed[i]) for i in unread],
+        memo,
+        alongside=remembered if len(unread) < len(columns) else None,
+    )
+    made = parts or {}
     for i, reading in zip(unread, readings, strict=True):
-        parts[i] = _read(keys[i], track, reading, rows, placed[i], identities, memo)
-    return [part for part in parts if part is not None]
+        made[i] = _read(keys[i], track, reading, rows, placed[i], identities, memo)
+    return [made[i] for i in range(len(columns))]
 
 
 def _key(
@@ -158,12 +169,13 @@ def _key(
 
 
 def _remembered(
-    key: str, column: Column, rows: Sequence[str], placed: Sequence[VerifiedRun | None], memo: Memo
-) -> ColumnPart | None:
-    """The part an earlier build read from the very same runs, when the memo holds it."""
-    found = memo.get(key)
-    if found is None:
-        return None
+    key: str,
+    column: Column,
+    rows: Sequence[str],
+    placed: Sequence[VerifiedRun | None],
+    found: bytes,
+) -> ColumnPart:
+    """The part an earlier build read from the very same runs (``found`` in the memo)."""
     stored = _Stored.model_validate_json(found)
     return ColumnPart(
         key=key,
@@ -214,21 +226,36 @@ def evaluation_of(
     memo: Memo,
 ) -> EvaluationPage:
     """The column's evaluation page, its runs in ``order`` (row positions, best first)."""
-    if not memo.active:  # nothing to keep it for: spare the page's trip through JSON
-        return evaluation_page(track, _reading(part, memo), part.cells, order, identities)
-    made = memo.through(
-        lambda: (
-            "evaluation page",
-            part.key,
-            *(run.artifact_id for run in (part.placed[p] for p in order) if run is not None),
-        ),
-        lambda: (
-            evaluation_page(track, _reading(part, memo), part.cells, order, identities)
-            .model_dump_json()
-            .encode()
-        ),
+    made_from = key(
+        "evaluation page",
+        part.key,
+        *(run.artifact_id for run in (part.placed[p] for p in order) if run is not None),
     )
-    return EvaluationPage.model_validate_json(made)
+    entry = memo.entry(made_from)
+    if part.reading is None:  # a part from the memo: its page too, unless the order changed
+        found = memo.get(entry)
+        if found is not None:
+            return _unpacked(found)
+    reading = _reading(part, memo)
+    page = evaluation_page(track, reading, part.cells, order, identities, made_from)
+    memo.put(entry, _packed(page))
+    return page
+
+
+_PAIRS = ("pair_differences", "pair_p_values")
+"""The page's pair matrices: 16 MB of float64 at 1,000 runs, kept beside its JSON as they
+are, not in it as base64 (a third more bytes, each encoded and decoded)."""
+
+
+def _packed(page: EvaluationPage) -> bytes:
+    rest = page.model_copy(update=dict.fromkeys(_PAIRS, b"")).model_dump_json().encode()
+    return pack_files({"page.json": rest, **{name: getattr(page, name) for name in _PAIRS}})
+
+
+def _unpacked(packed: bytes) -> EvaluationPage:
+    files = unpack_files(packed)
+    page = EvaluationPage.model_validate_json(files["page.json"])
+    return page.model_copy(update={name: files[name] for name in _PAIRS})
 
 
 def _reading(part: ColumnPart, memo: Memo) -> ColumnReading:

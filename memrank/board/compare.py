@@ -77,8 +77,10 @@ def evaluation_page(
     cells: Sequence[Cell | None],
     order: Sequence[int],
     identities: Mapping[str, Identity],
+    made_from: str,
 ) -> EvaluationPage:
-    """The column's page: its ranked runs best first, per category, with the pair matrices."""
+    """The column's page: its ranked runs best first, per category, with the pair matrices;
+    ``made_from`` is the digest of what it is made from (``EvaluationPage.made_from``)."""
     at = {position: index for index, position in enumerate(reading.positions)}
     ranked = set(reading.ranked)
     shown = [at[p] for p in order if p in at and at[p] in ranked]
@@ -114,6 +116,7 @@ def evaluation_page(
         data_path=urls.evaluation_file(track, column.evaluation, "compare.json"),
         pair_differences=_pairs_of(reading.differences, keep),
         pair_p_values=_pairs_of(reading.p_values, keep),
+        made_from=made_from,
     )
 
 

@@ -56,7 +56,7 @@ def data_files(board: Board, memo: Memo = NO_MEMO) -> dict[str, bytes]:
 
 def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
     packed = memo.through(
-        lambda: ("evaluation files", page.model_dump_json()),
+        lambda: ("evaluation files", page.made_from),
         lambda: pack_files(
             {
                 page.forest_path: forest(page),

@@ -286,6 +286,11 @@ class EvaluationPage(BaseModel):
     """``differences`` as float64 bytes, row by row."""
     pair_p_values: bytes
     """``p_values`` as float64 bytes, row by row."""
+    made_from: str
+    """sha256 of everything the page is made from (the column's reading, by its digest, and
+    the runs in the page's order): two builds that give an evaluation page the same digest
+    give it the same content, so the page and its data files are known by it, not by a dump
+    of its 16 MB of pair matrices."""
 
     @property
     def differences(self) -> np.ndarray:

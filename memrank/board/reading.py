@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 UNCATEGORISED = "uncategorised"
+Alongside = TypeVar("Alongside")
 
 
 @dataclass(frozen=True)
@@ -94,27 +96,34 @@ def read_column(
 ) -> ColumnReading:
     """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None).
     ``memo`` may hold the all-pairs matrices of the same signed scores from an earlier build."""
-    return read_columns([(column, placed)], memo)[0]
+    return read_columns([(column, placed)], memo)[0][0]
 
 
 def read_columns(
-    wanted: Sequence[tuple[Column, Sequence[VerifiedRun | None]]], memo: Memo = NO_MEMO
-) -> list[ColumnReading]:
-    """``read_column`` of each (column, placed). The pair tests, most of a large column's
-    work, are the one part that needs no Python object of a run: on a large board of two
-    columns or more, the first half of the columns' tests run in a forked worker, which reads
-    only their task matrices, while this process works out every column's means and the other
-    half's tests. (One column's means take a fraction of its tests: a fork would only wait.)"""
+    wanted: Sequence[tuple[Column, Sequence[VerifiedRun | None]]],
+    memo: Memo = NO_MEMO,
+    alongside: Callable[[], Alongside] | None = None,
+) -> tuple[list[ColumnReading], Alongside | None]:
+    """``read_column`` of each (column, placed), and what ``alongside()`` gives (None when not
+    given): the caller's other work, done here while the tests run.
+
+    The pair tests, most of a large column's work, are the one part that needs no Python
+    object of a run: on a large board, the first half of the columns' tests run in a forked
+    worker, which reads only their task matrices, while this process works out every column's
+    means, ``alongside`` and the other half's tests. One column with nothing alongside is
+    tested here: its means take a fraction of its tests, and a fork would only wait."""
     tables = [_table(column, placed) for column, placed in wanted]
     held = sum(len(table.runs) for table in tables)
-    apart = (len(tables) + 1) // 2 if held >= PAIRS_APART_LEAST and len(tables) > 1 else 0
+    worth = held >= PAIRS_APART_LEAST and (len(tables) > 1 or alongside is not None)
+    apart = (len(tables) + 1) // 2 if worth else 0
     with meanwhile(
         lambda: [_tested(table, memo) for table in tables[:apart]], apart=apart > 0
     ) as theirs:
         measured = [_measured(table) for table in tables]
+        beside = alongside() if alongside is not None else None
         mine = [_tested(table, memo) for table in tables[apart:]]
         tested = theirs() + mine
-    return [_reading(*parts) for parts in zip(tables, measured, tested, strict=True)]
+    return [_reading(*parts) for parts in zip(tables, measured, tested, strict=True)], beside
 
 
 @dataclass(frozen=True)

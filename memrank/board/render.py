@@ -65,7 +65,7 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
             )
 
         def parts() -> tuple[str, ...]:
-            # a run page says what it is made from; any other page is known by its whole model
+            # a run or evaluation page says what it is made from; any other is known by its model
             shown = page.made_from or "".join(
                 f"{name}={model.model_dump_json()}" for name, model in page.context.items()
             )
@@ -95,7 +95,8 @@ class _Page:
     root: str | None = None
     """The prefix of its links (None: relative, as deep as the page)."""
     made_from: str = ""
-    """What a run page is made from, for the memo (other pages are known by their models)."""
+    """What a run or evaluation page is made from, for the memo (others are known by their
+    models)."""
     whole: bool = False
     """Whether it also sees the whole board (the index, track and changelog pages): then it is
     made afresh, never taken from the memo."""
@@ -113,7 +114,8 @@ def _own_pages(board: Board) -> list[_Page]:
         _Page(run.path, "run.html", {"run": run}, made_from=run.made_from) for run in board.runs
     ]
     pages += [
-        _Page(page.path, "evaluation.html", {"evaluation": page}) for page in board.evaluations
+        _Page(page.path, "evaluation.html", {"evaluation": page}, made_from=page.made_from)
+        for page in board.evaluations
     ]
     pages += [_Page(page.path, "history.html", {"history": page}) for page in board.histories]
     if board.field is not None:
