@@ -44,6 +44,8 @@ __all__ = ["KEEP_DAYS", "NO_MEMO", "Memo", "folder_digest", "key", "pack_files",
 KEEP_DAYS = 14
 """Entries no build has used for this long are deleted by the next build."""
 _DIGEST = 32
+_TOUCH_AFTER = 86_400
+"""Seconds after which an entry read is marked used again (its modification time)."""
 
 
 def key(*parts: str | bytes) -> str:
@@ -97,7 +99,9 @@ class Memo:
             return None
         path = self._path(entry)
         try:
-            stored = path.read_bytes()
+            with open(path, "rb") as handle:
+                stored = handle.read()
+                touched = os.fstat(handle.fileno()).st_mtime
         except OSError:
             self.misses += 1
             return None
@@ -106,8 +110,11 @@ class Memo:
             self.misses += 1
             return None
         self.hits += 1
-        with contextlib.suppress(OSError):  # used: keep it past the next pruning
-            os.utime(path)
+        # Used: keep it past the next pruning. Once a day is enough for that, and spares a
+        # rebuild a write to the file system per entry it reads (thousands of them).
+        if touched < time.time() - _TOUCH_AFTER:
+            with contextlib.suppress(OSError):
+                os.utime(path)
         return content
 
     def put(self, entry: str, content: bytes) -> None:

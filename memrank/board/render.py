@@ -63,6 +63,8 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
             return _render(
                 environment, page.template, page.path, site, None, {"board": board, **page.context}
             )
+        if not page.kept:
+            return _render(environment, page.template, page.path, site, page.root, page.context)
 
         def parts() -> tuple[str, ...]:
             # a run or evaluation page says what it is made from; any other is known by its model
@@ -100,6 +102,10 @@ class _Page:
     whole: bool = False
     """Whether it also sees the whole board (the index, track and changelog pages): then it is
     made afresh, never taken from the memo."""
+    kept: bool = True
+    """Whether the memo keeps it. A system's history page shows each run's rank "of N", so a
+    run added to a column changes the history of every system on it: keeping a thousand such
+    small pages costs a rebuild more file writes than rendering them again costs it."""
 
 
 def _whole_pages(board: Board) -> list[_Page]:
@@ -117,7 +123,9 @@ def _own_pages(board: Board) -> list[_Page]:
         _Page(page.path, "evaluation.html", {"evaluation": page}, made_from=page.made_from)
         for page in board.evaluations
     ]
-    pages += [_Page(page.path, "history.html", {"history": page}) for page in board.histories]
+    pages += [
+        _Page(page.path, "history.html", {"history": page}, kept=False) for page in board.histories
+    ]
     if board.field is not None:
         pages.append(_Page(board.field.path, "field.html", {"field": board.field}))
     pages += [_Page(doc.path, "doc.html", {"doc": doc}) for doc in board.docs]

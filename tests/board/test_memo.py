@@ -4,12 +4,13 @@ one a build without it makes, whatever the memo holds."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from memrank.board.memo import NO_MEMO, Memo
+from memrank.board.memo import KEEP_DAYS, NO_MEMO, Memo
 from memrank.board.site import differences, make, write
 from memrank.cli import main
 from memrank.errors import ScoresDigestMismatch
@@ -169,3 +170,29 @@ def test_a_cache_folder_that_cannot_be_made_only_costs_time(
     built = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "site")])
     assert built.exit_code == 0, built.output
     assert differences(tree_of(artifacts), tmp_path / "site") == []
+
+
+def test_entries_unused_for_the_keeping_days_are_pruned_and_a_read_keeps_one(
+    tmp_path: Path,
+) -> None:
+    memo = memo_at(tmp_path / "memo")
+    days = 86_400
+    paths = {}
+    for name in ("read lately", "read long ago", "never read"):
+        memo.put(name, name.encode())
+        paths[name] = next(p for p in (tmp_path / "memo").rglob(name))
+    now = time.time()
+    os.utime(paths["read lately"], (now - 3600, now - 3600))
+    for name in ("read long ago", "never read"):
+        old = now - (KEEP_DAYS + 1) * days
+        os.utime(paths[name], (old, old))
+    assert memo.get("read lately") == b"read lately"
+    assert memo.get("read long ago") == b"read long ago"
+    # an entry touched within the day is not written again on a read; an older one is
+    assert paths["read lately"].stat().st_mtime == pytest.approx(now - 3600, abs=1)
+    assert paths["read long ago"].stat().st_mtime == pytest.approx(time.time(), abs=60)
+    memo.prune()
+    assert sorted(p.name for p in (tmp_path / "memo").rglob("*") if p.is_file()) == [
+        "read lately",
+        "read long ago",
+    ]
