@@ -126,7 +126,7 @@ def column_parts(
         _key(track, column, rows, runs, identities, memo)
         for column, runs in zip(columns, placed, strict=True)
     ]
-    found = [memo.get(key) for key in keys]
+    found = [memo.get(entry) for entry in keys]
     unread = [i for i, stored in enumerate(found) if stored is None]
 
     def remembered() -> dict[int, ColumnPart]:

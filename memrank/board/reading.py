@@ -222,19 +222,6 @@ def _measured(table: _Table) -> _Measured:
     return _Measured(headlines, labels, named, by_category)
 
 
-def _tested(table: _Table, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
-    """Every two decided rows' p value and mean difference."""
-    digests = [table.runs[row].statement.scores_subject.digest.sha256 for row in table.decided]
-    return _pairs(
-        table.column.measure,
-        table.binary,
-        digests,
-        table.matrix[table.decided],
-        table.clusters,
-        memo,
-    )
-
-
 def _reading(
     table: _Table, measured: _Measured, tested: tuple[np.ndarray, np.ndarray]
 ) -> ColumnReading:
@@ -367,31 +354,26 @@ def _rank(found: RankRange, ranked: int) -> Rank:
     return Rank(best=found.best, worst=found.worst, of=ranked)
 
 
-def _pairs(
-    measure: str,
-    binary: bool,
-    digests: Sequence[str],
-    matrix: np.ndarray,
-    clusters: np.ndarray,
-    memo: Memo,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every two rows' p value and mean difference: the column's only work that grows with
-    the square of its runs, so it is the one kept in the memo, by the rows' signed scores."""
+def _tested(table: _Table, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+    """Every two decided rows' p value and mean difference: the column's only work that grows
+    with the square of its runs, so it is the one kept in the memo, by the rows' signed scores."""
+    matrix = table.matrix[table.decided]
 
     def tested() -> tuple[np.ndarray, np.ndarray]:
-        pairs = pairwise_tests(matrix, clusters, binary=binary)
+        pairs = pairwise_tests(matrix, table.clusters, binary=table.binary)
         return pairs.p_values, pairs.differences
 
     if not memo.active:  # nothing to keep them for: no trip through bytes (16 MB at 1,000 runs)
         return tested()
-    rows = len(digests)
+    digests = [table.runs[row].statement.scores_subject.digest.sha256 for row in table.decided]
 
     def made() -> bytes:
         return b"".join(part.tobytes() for part in tested())  # both float64, row-major
 
-    found = memo.through(lambda: ("pairs", measure, str(binary), *digests), made)
-    both = np.frombuffer(found, dtype=np.float64).reshape(2, rows, rows)  # read-only views
-    return both[0], both[1]
+    measure, binary = table.column.measure, str(table.binary)
+    found = memo.through(lambda: ("pairs", measure, binary, *digests), made)
+    both = np.frombuffer(found, dtype=np.float64).reshape(2, len(digests), len(digests))
+    return both[0], both[1]  # read-only views
 
 
 def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:
