@@ -80,6 +80,15 @@ against a 3.84-4.66 s verify, 2.25-2.46x; 200 x 3 2.21-2.65x; the rebuild 1.28-1
 without a memo now keeps the pair matrices as the tests made them, and a column's whole-column
 means read the matrix without a copy: the board stage's page faults fell from 104k to 76k.
 
+Then, on that machine, the next stop's code (the first half of the columns' pair tests in a
+worker that reads only task matrices, no column's part pickled back; a rebuild validates its
+memo columns meanwhile, keeps evaluation pages by digest with their pair matrices as raw bytes,
+keeps no history page, marks a memo entry used at most once a day and compares the old files in
+shares; run pages' pipeline and dataset sections rendered once each, 0.477 -> 0.389 ms a page):
+1000 x 3 built in 8.37-9.29 s against 3.68-5.06 s, 1.75-2.27x in four runs (a fifth, its folder
+at 323 us a create, 11.1 s, 3.04x); the rebuild 1.46-1.62x, as commands 1.50-1.56x; 200 x 3
+2.43-2.72x. The builds are a second faster than before; the verifies were faster too.
+
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
 next run (sign afresh when the artifact format changes).
