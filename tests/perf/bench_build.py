@@ -80,7 +80,7 @@ against a 3.84-4.66 s verify, 2.25-2.46x; 200 x 3 2.21-2.65x; the rebuild 1.28-1
 without a memo now keeps the pair matrices as the tests made them, and a column's whole-column
 means read the matrix without a copy: the board stage's page faults fell from 104k to 76k.
 
-Then, on that machine, the next stop's code (the first half of the columns' pair tests in a
+Then, on that machine, later code (the first half of the columns' pair tests in a
 worker that reads only task matrices, no column's part pickled back; a rebuild validates its
 memo columns meanwhile, keeps evaluation pages by digest with their pair matrices as raw bytes,
 keeps no history page, marks a memo entry used at most once a day and compares the old files in
