@@ -134,7 +134,7 @@ SYSTEMS: tuple[Entry, ...] = (
         "llamaindex-bm25",
         "memrank.systems.libraries.llamaindex_bm25:LlamaIndexBM25",
         "memory; LlamaIndex's BM25Retriever 0.8.0 (bm25s, English stemmer) with its defaults, "
-        "rebuilt per unit",
+        "rebuilt per unit; equal scores in a fixed order",
         needs="the optional extra memrank[llamaindex] (llama-index-retrievers-bm25==0.8.0); "
         "in-process, no network, no key",
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,3 +71,40 @@ def test_each_keeps_units_apart_and_clears(
     assert 0 < len(recalled) <= 3
     assert {d.id for d in recalled} <= {d.id for d in told}
     system.cleanup()
+
+
+def test_llamaindex_bm25_ranks_equal_scores_the_same_whatever_order_the_library_gives(
+    library_system: Callable[[str], Memory], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bm25s orders equal scores with numpy's argsort, whose order among ties depends on the
+    # processor's vector instructions. Here the library's hits come back with every run of
+    # equal scores reversed, as another processor may order them: the recall must not move.
+    from llama_index.retrievers.bm25 import BM25Retriever
+
+    told = [
+        Document(id=f"d{i}", content=f"Note {i}: the meeting moved to Tuesday.") for i in range(8)
+    ]
+    told += [Document(id="lone", content="Tuesday meeting notes, the meeting agenda.")]
+    told += [Document(id=f"x{i}", content=f"Unrelated line {i} about gardens.") for i in range(4)]
+
+    def recalled() -> list[str]:
+        system = library_system("llamaindex-bm25")
+        system.prepare("unit")
+        system.ingest(told)
+        found = system.retrieve("when is the meeting", k=4, user_id="unit").documents
+        system.cleanup()
+        return [d.id for d in found]
+
+    as_given = recalled()
+    retrieve = BM25Retriever.retrieve
+
+    def ties_reversed(self: BM25Retriever, query: object) -> list[Any]:
+        hits = retrieve(self, query)
+        runs: dict[float, list[Any]] = {}
+        for hit in hits:
+            runs.setdefault(hit.score, []).append(hit)
+        return [hit for score in runs for hit in reversed(runs[score])]
+
+    monkeypatch.setattr(BM25Retriever, "retrieve", ties_reversed)
+    assert recalled() == as_given
+    assert as_given[0] == "lone" and len(as_given) == 4  # the tie at the cut is decided too
