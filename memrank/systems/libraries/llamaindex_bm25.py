@@ -70,11 +70,11 @@ class LlamaIndexBM25(Memory):
         text = text_of(query)
         hits = self._retriever.retrieve(text)
         keys = [h.node.node_id for h in hits]
-        scores = np.array([float(h.score or 0) for h in hits])
-        texts = [documents[int(key)].text for key in keys]
-        best = top(scores, k, lambda at: tie_keys(text, (texts[i] for i in at)))
+        scores = [float(h.score or 0) for h in hits]
+        every = self._told.recall("llamaindex", keys, scores, "scores").documents  # keys checked
+        best = top(np.array(scores), k, lambda at: tie_keys(text, (every[i].text for i in at)))
         return self._told.recall(
-            "llamaindex", [keys[i] for i in best], [float(scores[i]) for i in best], "scores"
+            "llamaindex", [keys[i] for i in best], [scores[i] for i in best], "scores"
         )
 
     def cleanup(self) -> None:
