@@ -236,9 +236,9 @@ def evaluation_of(
         found = memo.get(entry)
         if found is not None:
             return _unpacked(found)
-    reading = _reading(part, memo)
-    page = evaluation_page(track, reading, part.cells, order, identities, made_from)
-    memo.put(entry, _packed(page))
+    page = evaluation_page(track, _reading(part, memo), part.cells, order, identities, made_from)
+    if memo.active:  # nothing to keep it for otherwise: spare packing 16 MB
+        memo.put(entry, _packed(page))
     return page
 
 
