@@ -109,6 +109,30 @@ def test_independent_implementation_gives_the_same_bytes_on_a_real_run(
         assert column.why[scores.task_ids.index(value["task_id"])] == value["why"]
 
 
+def test_a_known_good_file_reads_as_a_checked_one(locomo_result: bytes) -> None:
+    # A rebuild parses known-good bytes without the checks, each tasks object once for every
+    # file that carries the same one: what it reads must be what the checked read gives, with
+    # a measure named "tasks" before the tasks field, a task id spelling the tasks key, and a
+    # second file whose task list has the same length and ends but another middle.
+    def renamed(task: str) -> bytes:
+        data = json.loads(crafted_result())
+        data["values"][0]["measure"] = "tasks"
+        # tasks enough that the two files' tasks objects differ only far from both ends
+        data["traces"] += [
+            {"task": {"id": f"pad{n}", "group": None, "category": None}} for n in range(20)
+        ]
+        for entry in (*data["values"], *(trace["task"] for trace in data["traces"])):
+            key = "task_id" if "task_id" in entry else "id"
+            entry[key] = task if entry[key] == "a\u00e91" else entry[key]
+        return scores_of(json.dumps(data).encode())
+
+    files = [renamed(',"tasks":{"id":'), renamed(',"tasks":{"id";'), scores_of(locomo_result)]
+    for raw in [*files, *files]:  # the second time, every tasks object is one read before
+        assert read_scores(raw, source="x", known_good=True) == read_scores(raw, source="x")
+    first, second = (read_scores(raw, source="x", known_good=True) for raw in files[:2])
+    assert "tasks" in first.measures and first.task_ids != second.task_ids
+
+
 def test_gives_scores_is_comparing_with_scores_of(demo: memrank.Evaluation) -> None:
     # Verification compares without walking the derived numbers again when orjson already
     # writes the canonical bytes (the demo), and falls back to scores_of when it does not
