@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import unicodedata
 from collections.abc import Callable
 from typing import Any
@@ -71,14 +72,18 @@ def _evaluation_files(page: EvaluationPage, memo: Memo) -> dict[str, bytes]:
     return unpack_files(packed)
 
 
-def _pairs_path(page: EvaluationPage, k: int) -> str:
-    """The file of the ``k``-th ranked run's pairs with the runs after it, beside compare.json."""
-    return page.data_path.rpartition("/")[0] + f"/{PAIRS_FOLDER}/{k}.json"
+def _pairs_path(page: EvaluationPage, file: int) -> str:
+    """The ``file``-th file of the column's pairs, beside compare.json."""
+    return page.data_path.rpartition("/")[0] + f"/{PAIRS_FOLDER}/{file}.json"
 
 
 PAIRS_FOLDER = "pairs"
-"""compare.json holds the runs; pairs/<k>.json run k's pairs with every later run, so no file
-holds every pair (a column of 200 runs: 200 files of at most 3 KB, not one of 600 KB)."""
+"""compare.json holds the runs; pairs/<f>.json the pairs of a run of consecutive ranked runs
+k with every later run, so no file holds every pair (a column of 200 runs: 4 files, not one of
+400 KB), nor is there a file per run (3,000 small files at 1,000 runs x 3, each a file to
+create and, when one run is added, to write again)."""
+PAIRS_PER_FILE = 6_000
+"""The most pairs a pairs file holds (about 100 KB), unless one run alone has more."""
 
 
 def manifest(board: Board, files: dict[str, bytes]) -> bytes:
@@ -163,13 +168,14 @@ def _track_json(track: Track) -> dict[str, Any]:
 
 def _compare_json(page: EvaluationPage) -> dict[str, Any]:
     """What the compare-two picker reads first: each ranked run; the picker then reads the
-    pairs of the better-placed of the two from ``pairs/<k>.json`` (``_pairs_files``)."""
+    pairs of the better-placed of the two from its pairs file (``_pairs_files``)."""
     return {
         "evaluation": page.column.evaluation,
         "measure": page.column.measure,
         "direction": page.column.direction.value,
         "level": LEVEL,
         "pairs": PAIRS_FOLDER,
+        "pairs_from": _pairs_from(len(page.rows)),
         "runs": [
             {
                 "name": link.display,
@@ -186,20 +192,40 @@ def _compare_json(page: EvaluationPage) -> dict[str, Any]:
 
 
 def _pairs_files(page: EvaluationPage) -> dict[str, bytes]:
-    """``pairs/<k>.json`` for each ranked run k but the last: k against each later run j (in
-    rank order), the difference, j minus k, over the tasks both decided (four decimals), and p
-    (three significant digits, so a small p is never rounded to 0). The pair the other way
-    round is the same p and the opposite difference."""
-    later = np.triu_indices(len(page.rows), 1)  # row by row: k's pairs are a run of them
+    """``pairs/<f>.json``: for each ranked run k of file f (from ``pairs_from[f]`` of
+    compare.json up to the next file's first), k against each later run j (in rank order): the
+    difference, j minus k, over the tasks both decided (four decimals), and p (three
+    significant digits, so a small p is never rounded to 0). The pair the other way round is
+    the same p and the opposite difference."""
+    rows = len(page.rows)
+    later = np.triu_indices(rows, 1)  # row by row: k's pairs are a run of them
     differences = _each(page.differences[later], lambda d: round(d, 4))
     p_values = _each(page.p_values[later], lambda p: None if p != p else float(f"{p:.3g}"))
+    firsts = _pairs_from(rows)
     files, at = {}, 0
-    for k in range(len(page.rows) - 1):
-        after = slice(at, at + len(page.rows) - 1 - k)
-        at = after.stop
-        data = {"difference": differences[after], "p": p_values[after]}
-        files[_pairs_path(page, k)] = _json(data, indent=False)
+    for file, (first, end) in enumerate(itertools.pairwise([*firsts, rows - 1])):
+        data: dict[str, Any] = {"first": first, "difference": [], "p": []}
+        for k in range(first, end):
+            after = slice(at, at + rows - 1 - k)
+            at = after.stop
+            data["difference"].append(differences[after])
+            data["p"].append(p_values[after])
+        files[_pairs_path(page, file)] = _json(data, indent=False)
     return files
+
+
+def _pairs_from(rows: int) -> list[int]:
+    """The first ranked run of each pairs file: consecutive runs, each file holding at most
+    ``PAIRS_PER_FILE`` pairs (run k has ``rows - 1 - k``), or one run that alone has more."""
+    firsts: list[int] = []
+    held = PAIRS_PER_FILE
+    for k in range(rows - 1):
+        pairs = rows - 1 - k
+        if held + pairs > PAIRS_PER_FILE:
+            firsts.append(k)
+            held = 0
+        held += pairs
+    return firsts
 
 
 def _each(values: np.ndarray, rounded: Callable[[float], Any]) -> list[Any]:

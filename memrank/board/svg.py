@@ -54,7 +54,7 @@ label is cut off at the plot's left edge."""
 MATRIX_MOST = 100
 """Systems the significance matrix draws, the first in rank order: beyond a hundred its cells
 are too small to read, and its size would grow with the square of the board's (every pair
-stays in ``pairs/<k>.json``, and each run page lists its nearest verdicts)."""
+is in the pairs files, ``pairs/<f>.json``, and each run page lists its nearest verdicts)."""
 
 
 def _name(text: str, narrow: bool = False) -> str:

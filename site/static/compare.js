@@ -17,13 +17,18 @@
   const interval = (run) =>
     run.low === null ? "no interval" : `95% interval ${number(run.low)} to ${number(run.high)}`;
 
-  // pairs/<k>.json holds run k against every later run; each is fetched once, when asked for.
-  const pairs = new Map();
+  // pairs/<f>.json holds the runs k from pairs_from[f] up to the next file's first, each
+  // against every later run; each file is fetched once, when asked for.
+  const files = new Map();
   function pairsOf(data, base, k) {
-    if (!pairs.has(k)) {
-      pairs.set(
-        k,
-        fetch(new URL(`${data.pairs}/${k}.json`, base)).then((response) => {
+    let file = 0;
+    while (file + 1 < data.pairs_from.length && data.pairs_from[file + 1] <= k) {
+      file += 1;
+    }
+    if (!files.has(file)) {
+      files.set(
+        file,
+        fetch(new URL(`${data.pairs}/${file}.json`, base)).then((response) => {
           if (!response.ok) {
             throw new Error(`compare data: HTTP ${response.status}`);
           }
@@ -31,7 +36,10 @@
         }),
       );
     }
-    return pairs.get(k);
+    return files.get(file).then((held) => ({
+      difference: held.difference[k - held.first],
+      p: held.p[k - held.first],
+    }));
   }
 
   function read(data, base) {
@@ -46,7 +54,7 @@
     const low = Math.min(a, b);
     pairsOf(data, base, low)
       .then((row) => {
-        // the file's difference is the later run minus run ``low``: second minus first here
+        // run low's difference is the later run minus run ``low``: second minus first here
         const forward = row.difference[Math.max(a, b) - low - 1];
         const difference = a === low ? forward : -forward;
         const p = row.p[Math.max(a, b) - low - 1];

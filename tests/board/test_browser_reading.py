@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser
 
+from memrank.board import files
 from memrank.board.site import write
 from tests.board.conftest import (
     LABELLED_TOML,
@@ -31,7 +32,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         for name in ("word-overlap", "no-context", "full-context", "random")
     ]
     folder = tmp_path_factory.mktemp("reading")
-    _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
+    # Two pairs a file, so that the picker's pairs of these four runs lie in three files
+    # (a large board's files hold 6,000): it must find each run's file by compare.json.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "PAIRS_PER_FILE", 2)
+        _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
+    assert len([path for path in tree if "/notes/pairs/" in path]) == 3
     write(tree, folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
@@ -91,6 +97,13 @@ def test_the_compare_two_picker_loads_a_pair_s_reading(chromium: Browser, site: 
         assert "FullContextAdapter is significantly better" in text
         page.get_by_label("Second system").select_option(label="WordOverlapAdapter")
         assert "does not separate them" in reading.inner_text()
+        # each of the other three against the last-placed: the pairs of runs 1, 2 and 3 of
+        # the ranking, one file each
+        page.get_by_label("Second system").select_option(label="NoContextAdapter")
+        for first in ("FullContextAdapter", "WordOverlapAdapter", "RandomAdapter"):
+            page.get_by_label("First system").select_option(label=first)
+            reading.filter(has_text=re.compile(f"^{first}: ")).wait_for()
+            assert re.search(r"; p (< 0\.001|= [01]\.\d{3}): ", reading.inner_text()), first
     assert watched.problems == []
 
 

@@ -9,10 +9,11 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memrank.board import files
-from memrank.board.model import Board
+from memrank.board.model import Board, EvaluationPage
 from tests.board.conftest import Signed, built, notes, sign_artifacts, wheel_run
 
 
@@ -149,3 +150,34 @@ def test_trust_json_is_the_trust_root(tree: dict[str, bytes], standard: Path) ->
         "reproducible_evidence",
         "endpoint_observation",
     }
+
+
+@pytest.mark.parametrize("runs", [1, 2, 200, 1_000])
+def test_pairs_files_hold_every_pair_once_in_files_of_about_100_kb(runs: int) -> None:
+    # Numbers as long as a column's get: four-decimal differences, p with three significant
+    # digits down to 1e-300; the picker finds run k's file by compare.json's pairs_from.
+    rng = np.random.default_rng(runs)
+    differences = np.round(rng.uniform(-1, 1, (runs, runs)), 4)
+    p_values = 10.0 ** -rng.uniform(0, 300, (runs, runs))
+    page = EvaluationPage.model_construct(
+        rows=(None,) * runs,
+        data_path="t/e/compare.json",
+        pair_differences=differences.tobytes(),
+        pair_p_values=p_values.tobytes(),
+    )
+    made = files._pairs_files(page)
+    firsts = files._pairs_from(runs)
+    assert set(made) == {f"t/e/pairs/{f}.json" for f in range(len(firsts))}
+    assert max((len(content) for content in made.values()), default=0) < 110_000
+    seen = 0
+    for f, first in enumerate(firsts):
+        held = json.loads(made[f"t/e/pairs/{f}.json"])
+        assert held["first"] == first
+        for k, (difference, p) in enumerate(
+            zip(held["difference"], held["p"], strict=True), start=first
+        ):
+            assert difference == differences[k, k + 1 :].tolist()
+            assert p == [float(f"{x:.3g}") for x in p_values[k, k + 1 :]]
+            seen += 1
+    assert seen == runs - 1
+    assert len(made) <= max(1, runs * (runs - 1) // 2 // (files.PAIRS_PER_FILE // 2))

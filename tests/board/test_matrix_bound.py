@@ -1,5 +1,5 @@
 """The significance matrix draws at most MATRIX_MOST systems, so its size does not grow with the
-square of the board's; every pair stays in pairs/<k>.json."""
+square of the board's; every pair stays in the pairs files."""
 
 from __future__ import annotations
 

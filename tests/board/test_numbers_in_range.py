@@ -57,21 +57,37 @@ def test_every_interval_in_results_csv_lies_in_its_measure_s_range(tree: dict[st
     assert intervals > 20
 
 
+def _pairs_by_run(tree: dict[str, bytes], compare: str) -> dict[int, dict[str, list]]:
+    """Each ranked run k's pairs with the runs after it, read as the picker reads them."""
+    data = json.loads(tree[compare])
+    folder = compare.rpartition("/")[0] + f"/{data['pairs']}/"
+    found = {}
+    for file, first in enumerate(data["pairs_from"]):
+        held = json.loads(tree[f"{folder}{file}.json"])
+        assert held["first"] == first
+        for k in range(first, first + len(held["p"])):
+            found[k] = {"p": held["p"][k - first], "difference": held["difference"][k - first]}
+    return found
+
+
 def test_no_compare_data_file_holds_every_pair(tree: dict[str, bytes]) -> None:
     for path in (p for p in tree if p.endswith("compare.json")):
         data = json.loads(tree[path])
         assert "p" not in data and "difference" not in data
-        folder = path.rpartition("/")[0] + "/pairs/"
         rows = len(data["runs"])
-        for k in range(rows - 1):
-            pairs = json.loads(tree[f"{folder}{k}.json"])
-            assert len(pairs["p"]) == len(pairs["difference"]) == rows - k - 1
+        pairs = _pairs_by_run(tree, path)
+        assert sorted(pairs) == list(range(rows - 1))  # every run but the last, once
+        for k, held in pairs.items():
+            assert len(held["p"]) == len(held["difference"]) == rows - k - 1
+        folder = path.rpartition("/")[0] + "/pairs/"
+        assert len([p for p in tree if p.startswith(folder)]) == len(data["pairs_from"])
 
 
 def test_no_p_value_is_printed_as_zero(tree: dict[str, bytes]) -> None:
     ps = []
-    for path in (p for p in tree if "/pairs/" in p and p.endswith(".json")):
-        ps += [p for p in json.loads(tree[path])["p"] if p is not None]
+    for path in (p for p in tree if p.endswith("compare.json")):
+        for held in _pairs_by_run(tree, path).values():
+            ps += [p for p in held["p"] if p is not None]
     assert ps and all(p > 0 for p in ps)
     printed = 0
     for path in (p for p in tree if p.startswith("runs/") and p.endswith(".html")):
