@@ -9,7 +9,8 @@ is signed once; each smaller one is a copy of an evenly spread subset of its sig
 each size the whole build (verify, read every run's scores, test all pairs of each column,
 render, write) runs three times, each in a fresh process writing a folder of its own, and this
 prints the fastest one's wall time, the largest peak RSS, the site's files and bytes, and the
-fastest of three verify-only runs of the same folder as the baseline, side by side.
+fastest of three verify-only runs of the same folder as the baseline, side by side: each build
+follows a verify, so that a busy spell of the shared machine slows both sides.
 
 Then it fits growth exponents over the sizes (log time / log systems: 1 is linear) and checks
 the targets for the largest board: cold build <= 20 s and <= 2x verify, peak RSS <= 1 GB,
@@ -403,10 +404,14 @@ def main(sizes: list[int]) -> None:
         for systems in sorted(sizes):
             folder = Path(root) / f"board-{systems}"
             artifacts = subset(full, folder, systems, largest)
-            verified = min(verify_seconds(artifacts) for _ in range(3))
-            # The fastest of three cold builds, as for verify; each writes a folder of its own
-            # (deleting a site just before the next build slows that build's file creation).
-            tries = [build(artifacts, folder / f"site-{n}") for n in range(3)]
+            # Three verifies and three cold builds, taken in turns so that a busy spell of
+            # the shared machine falls on both; the fastest of each. Each build writes a
+            # folder of its own (deleting a site just before the next build slows its writes).
+            verifies, tries = [], []
+            for n in range(3):
+                verifies.append(verify_seconds(artifacts))
+                tries.append(build(artifacts, folder / f"site-{n}"))
+            verified = min(verifies)
             seconds = min(seconds for seconds, _, _ in tries)
             rss = max(rss for _, rss, _ in tries)
             workers = max(workers for _, _, workers in tries)
@@ -438,10 +443,9 @@ def main(sizes: list[int]) -> None:
         if verify_directory(artifacts, load_trust(artifacts / "root.json")).refusals:
             print("     one run added: skipped, the kept board pins another pipeline; sign afresh")
         else:
-            verified = min(verify_seconds(artifacts) for _ in range(3))
-
             # Each try starts from the memo and site/ as that build left them; the machine is
-            # shared and noisy, so the fastest of three is the rebuild's cost (as for verify).
+            # shared and noisy, so the fastest of three is the rebuild's cost, as for verify,
+            # each rebuild after a verify.
             # A tried copy is moved aside, not deleted: on a file system that skips inodes freed
             # in the last minutes, deleting 14,000 files slows the next build's writes.
             aside = Path(root) / "aside"
@@ -452,15 +456,16 @@ def main(sizes: list[int]) -> None:
                     live.rename(aside / f"{live.name}-{len(list(aside.iterdir()))}")
                     shutil.copytree(kept, live)
 
-            tries = []
+            verifies, tries = [], []
             for _ in range(3):
+                verifies.append(verify_seconds(artifacts))
                 restored()
                 tries.append(build(artifacts, out, memo)[0])
-            again = min(tries)
-            # The same as a user times it: the two commands, each a fresh process.
-            verify_command = min(command_seconds("verify", str(artifacts)) for _ in range(3))
-            site_command = []
+            verified, again = min(verifies), min(tries)
+            # The same as a user times it: the two commands, each a fresh process, in turns.
+            verify_commands, site_command = [], []
             for _ in range(3):
+                verify_commands.append(command_seconds("verify", str(artifacts)))
                 restored()
                 site_command.append(
                     command_seconds(
@@ -474,6 +479,7 @@ def main(sizes: list[int]) -> None:
                         cache=memo,
                     )
                 )
+            verify_command = min(verify_commands)
             cold = Path(root) / "cold"
             afresh = build(artifacts, cold)[0]
             same = site_size(out) == site_size(cold) and all(
