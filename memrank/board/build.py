@@ -187,12 +187,13 @@ def _track(
                 cost_usd=_summary(measured, COST),
             )
         )
-    order = _standing(cells[ranked_by] if ranked_by is not None else None, ranking, rows)
     # Each evaluation page in its own column's standing, best first: for the ranking column
     # that is the track's order, and a column's page depends on nothing but the column.
+    standings = [_standing(part.cells, part.column, rows) for part in parts]
+    order = standings[ranked_by] if ranked_by is not None else _standing(None, None, rows)
     evaluations = [
-        evaluation_of(name, part, _standing(part.cells, part.column, rows), identities, memo)
-        for part in parts
+        evaluation_of(name, part, standing, identities, memo)
+        for part, standing in zip(parts, standings, strict=True)
         if part.has_runs
     ]
     overall, overall_cells = overall_of(
