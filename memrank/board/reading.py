@@ -22,6 +22,7 @@ from memrank.artifacts import Scores, VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
+from memrank.board.pair_memo import PairsKept, kept_pairs, tested_pairs
 from memrank.board.text import category_order
 from memrank.measure import Decider, Value
 from memrank.measures.kinds import declared_binary, declared_range
@@ -31,7 +32,6 @@ from memrank.stats import (
     RankRange,
     cluster_codes,
     mean_intervals,
-    pairwise_tests,
     tie_aware_ranks,
 )
 
@@ -110,20 +110,36 @@ def read_columns(
     The pair tests, most of a large column's work, are the one part that needs no Python
     object of a run: on a large board, the first half of the columns' tests run in a forked
     worker, which reads only their task matrices, while this process works out every column's
-    means, ``alongside`` and the other half's tests. One column with nothing alongside is
-    tested here: its means take a fraction of its tests, and a fork would only wait."""
+    means, ``alongside`` and the other half's tests. A column whose pairs the memo mostly
+    holds (``memrank.board.pair_memo``) is tested here, and so is one column with nothing
+    alongside: its means take a fraction of its tests, and a fork would only wait."""
     tables = [_table(column, placed) for column, placed in wanted]
-    held = sum(len(table.runs) for table in tables)
-    worth = held >= PAIRS_APART_LEAST and (len(tables) > 1 or alongside is not None)
-    apart = (len(tables) + 1) // 2 if worth else 0
+    kept = [
+        kept_pairs(memo, table.column, table.binary, table.task_ids, table.clusters)
+        for table in tables
+    ]
+    costly = [
+        i
+        for i, table in enumerate(tables)
+        if kept[i].untested(_digests(table)) * _FEW_UNTESTED > len(table.decided)
+    ]
+    held = sum(len(tables[i].runs) for i in costly)
+    worth = held >= PAIRS_APART_LEAST and (len(costly) > 1 or alongside is not None)
+    apart = costly[: (len(costly) + 1) // 2] if worth else []
     with meanwhile(
-        lambda: [_tested(table, memo) for table in tables[:apart]], apart=apart > 0
+        lambda: [_tested(tables[i], kept[i], memo) for i in apart], apart=bool(apart)
     ) as theirs:
         measured = [_measured(table) for table in tables]
         beside = alongside() if alongside is not None else None
-        mine = [_tested(table, memo) for table in tables[apart:]]
-        tested = theirs() + mine
-    return [_reading(*parts) for parts in zip(tables, measured, tested, strict=True)], beside
+        tested = {
+            i: _tested(table, kept[i], memo) for i, table in enumerate(tables) if i not in apart
+        }
+        tested.update(zip(apart, theirs(), strict=True))
+    return [_reading(table, measured[i], tested[i]) for i, table in enumerate(tables)], beside
+
+
+_FEW_UNTESTED = 10
+"""A column the memo lacks the pairs of a tenth of its runs or fewer for is tested here."""
 
 
 @dataclass(frozen=True)
@@ -354,26 +370,16 @@ def _rank(found: RankRange, ranked: int) -> Rank:
     return Rank(best=found.best, worst=found.worst, of=ranked)
 
 
-def _tested(table: _Table, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+def _tested(table: _Table, kept: PairsKept, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
     """Every two decided rows' p value and mean difference: the column's only work that grows
-    with the square of its runs, so it is the one kept in the memo, by the rows' signed scores."""
+    with the square of its runs, so the memo keeps it (``tested_pairs``)."""
     matrix = table.matrix[table.decided]
+    return tested_pairs(matrix, table.clusters, table.binary, _digests(table), kept, memo)
 
-    def tested() -> tuple[np.ndarray, np.ndarray]:
-        pairs = pairwise_tests(matrix, table.clusters, binary=table.binary)
-        return pairs.p_values, pairs.differences
 
-    if not memo.active:  # nothing to keep them for: no trip through bytes (16 MB at 1,000 runs)
-        return tested()
-    digests = [table.runs[row].statement.scores_subject.digest.sha256 for row in table.decided]
-
-    def made() -> bytes:
-        return b"".join(part.tobytes() for part in tested())  # both float64, row-major
-
-    measure, binary = table.column.measure, str(table.binary)
-    found = memo.through(lambda: ("pairs", measure, binary, *digests), made)
-    both = np.frombuffer(found, dtype=np.float64).reshape(2, len(digests), len(digests))
-    return both[0], both[1]  # read-only views
+def _digests(table: _Table) -> list[str]:
+    """The scores digest of each decided row: what its task values are a function of."""
+    return [table.runs[row].statement.scores_subject.digest.sha256 for row in table.decided]
 
 
 def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:

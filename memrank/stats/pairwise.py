@@ -50,20 +50,28 @@ def pairwise_p_values(
 
 
 def pairwise_tests(
-    matrix: np.ndarray, clusters: np.ndarray | Sequence[int], *, binary: bool
+    matrix: np.ndarray,
+    clusters: np.ndarray | Sequence[int],
+    *,
+    binary: bool,
+    rows: Sequence[int] | None = None,
 ) -> PairMatrices:
-    """``pairwise_p_values`` and the mean difference of every pair, from one pass."""
+    """``pairwise_p_values`` and the mean difference of every pair, from one pass. With
+    ``rows``, only the pairs that hold one of them are tested (the rest of both matrices is
+    NaN and 0): a pair's test reads its two rows alone, so a column that gained a few runs
+    tests only theirs."""
     values = np.asarray(matrix, dtype=float)
     if values.ndim != 2:
         raise UsageError(f"pairwise tests need a runs x tasks matrix; got shape {values.shape}")
-    rows, tasks = values.shape
+    runs, tasks = values.shape
     codes = checked_codes(clusters, tasks)
     if binary:
         check_binary(values)
-    p, differences = np.full((rows, rows), np.nan), np.zeros((rows, rows))
-    if rows < 2 or tasks == 0:
+    p, differences = np.full((runs, runs), np.nan), np.zeros((runs, runs))
+    if runs < 2 or tasks == 0:
         return PairMatrices(p, differences)
-    for i, j, sums, counts in _pair_sums(values, codes):
+    wanted = None if rows is None else np.unique(np.asarray(rows, dtype=np.intp))
+    for i, j, sums, counts in _pair_sums(values, codes, wanted):
         paired = counts.sum(axis=1)
         if binary:
             chunk = np.where(paired > 0, binary_p(sums, counts), np.nan)
@@ -77,9 +85,12 @@ def pairwise_tests(
     return PairMatrices(p, differences)
 
 
-def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
+def _pair_sums(
+    values: np.ndarray, codes: np.ndarray, wanted: np.ndarray | None = None
+) -> Iterator[tuple[np.ndarray, ...]]:
     """Every pair i < j in chunks of rows i: (i, j, per-cluster sums of x_j - x_i over the tasks
-    both valued, per-cluster counts of those tasks), clusters in code order.
+    both valued, per-cluster counts of those tasks), clusters in code order. With ``wanted``
+    (ascending rows), the pairs that hold a wanted row, each once, i a wanted row.
 
     With v a task's 1/0 "valued" and x its value (0 where absent), the sum for cluster g is
     sum v_i x_j - sum v_j x_i: the first term is j's cluster total where i valued all of g's
@@ -94,8 +105,13 @@ def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarr
     patterns = [_patterns(valid[:, start:end]) for start, end in spans] if len(gaps) else []
     rows, clusters = len(values), len(starts)
     step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
-    for first in range(0, rows - 1, step):
-        block = np.arange(first, min(first + step, rows - 1))
+    walked = np.arange(rows - 1) if wanted is None else wanted
+    others = np.arange(rows)[None, :]
+    unwanted = np.ones(rows, dtype=bool)
+    if wanted is not None:
+        unwanted[wanted] = False
+    for first in range(0, len(walked), step):
+        block = walked[first : first + step]
         # [i, j, g] as if i valued every task: then v_i x_j sums to j's total and v_i v_j
         # counts j's valued tasks; as if j did: v_j x_i sums to i's total.
         theirs = np.repeat(totals[None], len(block), axis=0)
@@ -112,7 +128,8 @@ def _pair_sums(values: np.ndarray, codes: np.ndarray) -> Iterator[tuple[np.ndarr
                 counts[gapped, :, g] = np.rint(both).astype(np.int64)
             if len(gaps):
                 mine[:, gaps, g] = _masked_sums(x[block], distinct, which[gaps], totals[block, g]).T
-        later = np.arange(rows)[None, :] > block[:, None]
+        # j after i, or j a row that is not walked (its pair with i is met only here)
+        later = (others > block[:, None]) | (unwanted[None, :] & (others != block[:, None]))
         at, j = np.nonzero(later)
         yield block[at], j, (theirs - mine)[later], counts[later]
 

@@ -6,14 +6,18 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from memrank.board import pair_memo
 from memrank.board.memo import KEEP_DAYS, NO_MEMO, Memo
 from memrank.board.site import differences, make, write
 from memrank.cli import main
 from memrank.errors import ScoresDigestMismatch
+from memrank.stats import PairMatrices
 from tests.board.conftest import (
     DOCS,
     TEMPLATES,
@@ -68,7 +72,15 @@ def test_after_a_run_is_added_only_its_column_is_worked_out_again(
         rendered.append(path)
         return real(environment, template, path, *rest)  # type: ignore[arg-type]
 
+    tested: list[tuple[int, list[int] | None]] = []
+    real_tests = pair_memo.pairwise_tests
+
+    def tests_spy(matrix: np.ndarray, *rest: object, **options: Any) -> PairMatrices:
+        tested.append((len(matrix), options.get("rows")))
+        return real_tests(matrix, *rest, **options)  # type: ignore[arg-type]
+
     monkeypatch.setattr(render, "_render", spy)
+    monkeypatch.setattr(pair_memo, "pairwise_tests", tests_spy)
     rebuilt = memo_at(tmp_path / "memo")
     after = make(grown, TEMPLATES, DOCS, rebuilt)
     monkeypatch.undo()
@@ -77,6 +89,9 @@ def test_after_a_run_is_added_only_its_column_is_worked_out_again(
     notes_runs = {run.path for run in after.board.runs if run.predicate.evaluation.name == "notes"}
     assert demo and not demo & set(rendered)  # the demo column's pages came from the memo
     assert notes_runs <= set(rendered)  # every page of the column that grew was made again
+    # and of the column that grew, only the pairs that hold the new run were tested
+    (rows, new), *others = tested
+    assert not others and rows == len(notes_runs) and new is not None and len(new) == 1
 
 
 def test_a_corrupt_memo_entry_is_made_again(artifacts: Path, tmp_path: Path) -> None:

@@ -81,10 +81,10 @@ def test_pair_tests_made_in_a_forked_worker_build_the_site_one_process_builds(
     made_by = tmp_path / "made-by"
     tested = reading._tested
 
-    def recorded(table: Any, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+    def recorded(table: Any, kept: Any, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
         with made_by.open("a") as pids:  # a worker's memory does not come back; a file does
             pids.write(f"{table.column.evaluation} {os.getpid()}\n")
-        return tested(table, memo)
+        return tested(table, kept, memo)
 
     monkeypatch.setattr(reading, "_tested", recorded)
     board, again = built(standard)

@@ -215,6 +215,27 @@ def test_the_pairwise_matrix_is_the_readings_of_every_pair() -> None:
             assert differences[i, j] == pytest.approx(reading.difference, abs=1e-12)
 
 
+@pytest.mark.parametrize("rows", [[0], [3], [7], [1, 4, 6], []])
+def test_the_pairs_of_some_rows_are_the_same_bits_as_in_the_whole_matrix(rows: list[int]) -> None:
+    # A rebuild tests only the pairs that hold a new run and takes the rest from the memo:
+    # every number must be the very bits a test of the whole matrix gives.
+    rng = np.random.default_rng(len(rows))
+    codes = np.repeat(np.arange(10), 20)
+    shares = (rng.random((8, 200)) < rng.uniform(0.2, 0.8, (8, 1))).astype(float)
+    numbers = rng.normal(size=(8, 200)).round(3)
+    for matrix in (shares, numbers):
+        matrix[2, :30] = matrix[6, 150:] = np.nan  # rows that left tasks undecided
+    held = np.zeros((8, 8), dtype=bool)
+    held[rows, :] = held[:, rows] = True
+    for matrix, binary in ((shares, True), (shares, False), (numbers, False)):
+        whole = pairwise_tests(matrix, codes, binary=binary)
+        some = pairwise_tests(matrix, codes, binary=binary, rows=rows)
+        for name in ("p_values", "differences"):
+            mine, all_of = getattr(some, name), getattr(whole, name)
+            assert mine[held].tobytes() == all_of[held].tobytes(), name
+        assert np.isnan(some.p_values[~held]).all() and not some.differences[~held].any()
+
+
 def test_a_declared_binary_measure_must_hold_zeros_and_ones() -> None:
     with pytest.raises(UsageError, match="declared binary but holds 0.5"):
         paired_reading([0.0, 0.5], [1.0, 1.0], [0, 1], binary=True)
