@@ -7,7 +7,6 @@ run page's comparison table and the compare-two data are rows of its matrices.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -139,12 +138,14 @@ def shown_in(
         dtype=np.intp,
     )
     slots = {index: k for k, index in enumerate(reading.ranked)}
+    listed = _listed(reading, links, standing)
     shown = {}
     for index, run in enumerate(reading.runs):
         cell = cells[reading.positions[index]]
         assert cell is not None  # every run of a reading has its cell
-        comparisons, more_better, more_worse, more_tied = _comparisons(
-            reading, slots.get(index), links, standing
+        k = slots.get(index)
+        comparisons, more_better, more_worse, more_tied = (
+            listed[k] if k is not None else ((), 0, 0, 0)
         )
         shown[run.artifact_id] = Shown(
             cell=cell,
@@ -191,56 +192,75 @@ def _why_none(headline: Headline | None, measure: str) -> str:
     return headline.value.why if headline.value.value is None else ""
 
 
-def _comparisons(
-    reading: ColumnReading, k: int | None, links: Sequence[RunLink], standing: np.ndarray
-) -> tuple[tuple[Comparison, ...], int, int, int]:
-    """What the run page of the ``k``-th ranked run (None: a run not ranked) lists against the
-    others (see ``_nearest``). Listing every other run on every run page would grow the site
-    with the square of the runs; the evaluation page's compare-two and matrix hold every pair."""
-    if k is None:
-        return (), 0, 0, 0
+def _listed(
+    reading: ColumnReading, links: Sequence[RunLink], standing: np.ndarray
+) -> list[tuple[tuple[Comparison, ...], int, int, int]]:
+    """What the page of each ranked run (by its place in ``reading.ranked``) lists against the
+    others of ``standing`` (best first), in standing order: the ``NEAREST`` ties nearest to it in
+    standing (of two as near, the one above), and the ``NEAREST`` separated ones nearest on each
+    side; then how many better, worse and tied ones it leaves out. Listing every other run on
+    every run page would grow the site with the square of the runs; the evaluation page's
+    compare-two and matrix hold every pair. Array operations over the whole column at once:
+    every run of a column of a thousand asks this of the other 999."""
+    runs = len(standing)
     higher = reading.column.direction is Direction.HIGHER
-    differences, p_values = reading.differences[k], reading.p_values[k]
+    differences = reading.differences[np.ix_(standing, standing)]  # in standing order
+    p_values = reading.p_values[np.ix_(standing, standing)]
     with np.errstate(invalid="ignore"):  # NaN p (nothing to test) is never separated
         separated = (p_values < LEVEL) & (differences != 0)
     better_side = (differences > 0) == higher
-    listed, more_better, more_worse, more_tied = _nearest(standing, k, separated, better_side)
-    comparisons = tuple(
+    others = ~np.eye(runs, dtype=bool)
+    better = separated & better_side & others
+    worse = separated & ~better_side & others
+    tied = ~separated & others
+    place = np.arange(runs)
+    # a tie's nearness: twice its distance in standing, plus one below (unique in a row)
+    nearness = np.where(
+        tied,
+        2 * np.abs(place[None, :] - place[:, None]) + (place[None, :] > place[:, None]),
+        runs * 2,
+    )
+    # the NEAREST-th nearest tie of each row (2 * runs where it has fewer: then all of them)
+    nearest_tie = (
+        np.partition(nearness, NEAREST - 1, axis=1)[:, NEAREST - 1]
+        if runs > NEAREST
+        else np.full(runs, runs * 2)
+    )
+    kept = (
+        (better & (np.cumsum(better[:, ::-1], axis=1)[:, ::-1] <= NEAREST))
+        | (worse & (np.cumsum(worse, axis=1) <= NEAREST))
+        | (tied & (nearness <= nearest_tie[:, None]))
+    )
+    rows, columns = np.nonzero(kept)  # row by row, each in standing order
+    verdicts = np.where(
+        separated[rows, columns], np.where(better_side[rows, columns], "better", "worse"), "tie"
+    )
+    values = [_value(reading, m) for m in range(runs)]
+    made = [
         Comparison(
             other=links[reading.ranked[m]],
-            other_value=_value(reading, m),
-            difference=float(differences[m]),
-            p_value=_p(p_values[m]),
-            verdict="tie" if not separated[m] else "better" if better_side[m] else "worse",
+            other_value=values[m],
+            difference=difference,
+            p_value=None if p != p else p,  # NaN: no test possible
+            verdict=verdict,
         )
-        for m in listed
-    )
-    return comparisons, more_better, more_worse, more_tied
-
-
-def _nearest(
-    standing: np.ndarray, k: int, separated: np.ndarray, better_side: np.ndarray
-) -> tuple[list[int], int, int, int]:
-    """Of the runs in ``standing`` (best first) other than ``k``: the ``NEAREST`` ties nearest
-    to ``k`` in standing and the ``NEAREST`` separated ones on each side, in order; and how many
-    better, worse and tied ones are left out. Array operations: every run of a column of a
-    thousand runs asks this of the other 999."""
-    own = int(np.flatnonzero(standing == k)[0])
-    at = np.flatnonzero(standing != k)  # the others' places in standing
-    others = standing[at]
-    apart, above = separated[others], better_side[others]
-    better, worse = np.flatnonzero(apart & above), np.flatnonzero(apart & ~above)
-    tied = np.flatnonzero(~apart)
-    tied = tied[np.argsort(np.abs(at[tied] - own), kind="stable")]  # nearest first
-    kept = np.zeros(len(others), dtype=bool)
-    for chosen in (better[max(0, len(better) - NEAREST) :], worse[:NEAREST], tied[:NEAREST]):
-        kept[chosen] = True
-    return (
-        others[kept].tolist(),
-        max(0, len(better) - NEAREST),
-        max(0, len(worse) - NEAREST),
-        max(0, len(tied) - NEAREST),
-    )
+        for m, difference, p, verdict in zip(
+            standing[columns].tolist(),
+            differences[rows, columns].tolist(),
+            p_values[rows, columns].tolist(),
+            verdicts.tolist(),
+            strict=True,
+        )
+    ]
+    bounds = np.searchsorted(rows, np.arange(runs + 1)).tolist()
+    left_out = [
+        np.maximum(found.sum(axis=1) - NEAREST, 0).tolist() for found in (better, worse, tied)
+    ]
+    listed: list[tuple[tuple[Comparison, ...], int, int, int]] = [((), 0, 0, 0)] * runs
+    for i, k in enumerate(standing.tolist()):
+        comparisons = tuple(made[bounds[i] : bounds[i + 1]])
+        listed[k] = (comparisons, left_out[0][i], left_out[1][i], left_out[2][i])
+    return listed
 
 
 def _value(reading: ColumnReading, m: int) -> float:
@@ -252,8 +272,3 @@ def _value(reading: ColumnReading, m: int) -> float:
 def _pairs_of(matrix: np.ndarray, keep: Sequence[int]) -> bytes:
     """The rows and columns ``keep`` of a pair matrix, in that order, as float64 bytes."""
     return np.ascontiguousarray(matrix[np.ix_(keep, keep)], dtype=np.float64).tobytes()
-
-
-def _p(value: float) -> float | None:
-    """A p value, or None where the test had nothing to test (NaN)."""
-    return None if math.isnan(value) else float(value)

@@ -107,9 +107,8 @@ def _pair_sums(
     step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
     walked = np.arange(rows - 1) if wanted is None else wanted
     others = np.arange(rows)[None, :]
-    unwanted = np.ones(rows, dtype=bool)
-    if wanted is not None:
-        unwanted[wanted] = False
+    unwalked = np.ones(rows, dtype=bool)  # their pairs with a walked row are met only there
+    unwalked[walked] = False
     for first in range(0, len(walked), step):
         block = walked[first : first + step]
         # [i, j, g] as if i valued every task: then v_i x_j sums to j's total and v_i v_j
@@ -129,7 +128,7 @@ def _pair_sums(
             if len(gaps):
                 mine[:, gaps, g] = _masked_sums(x[block], distinct, which[gaps], totals[block, g]).T
         # j after i, or j a row that is not walked (its pair with i is met only here)
-        later = (others > block[:, None]) | (unwanted[None, :] & (others != block[:, None]))
+        later = (others > block[:, None]) | (unwalked[None, :] & (others != block[:, None]))
         at, j = np.nonzero(later)
         yield block[at], j, (theirs - mine)[later], counts[later]
 

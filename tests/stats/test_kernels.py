@@ -18,6 +18,7 @@ from memrank.stats import (
     mcnemar_exact,
     mean_interval,
     paired_reading,
+    pairwise,
     pairwise_p_values,
     pairwise_tests,
 )
@@ -234,6 +235,18 @@ def test_the_pairs_of_some_rows_are_the_same_bits_as_in_the_whole_matrix(rows: l
             mine, all_of = getattr(some, name), getattr(whole, name)
             assert mine[held].tobytes() == all_of[held].tobytes(), name
         assert np.isnan(some.p_values[~held]).all() and not some.differences[~held].any()
+    # and each pair is tested once: all of them without rows, those that hold one with them
+    for wanted in (None, np.array(rows, dtype=np.intp)):
+        met = [
+            frozenset(pair)
+            for i, j, _, _ in pairwise._pair_sums(shares, codes, wanted)
+            for pair in zip(i.tolist(), j.tolist(), strict=True)
+        ]
+        assert (
+            len(met)
+            == len(set(met))
+            == (28 if wanted is None else held[np.triu_indices(8, 1)].sum())
+        )
 
 
 def test_a_declared_binary_measure_must_hold_zeros_and_ones() -> None:
