@@ -333,32 +333,69 @@ def test_updated_is_source_date_epoch_else_the_newest_attestation(
         source_date()
 
 
-def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs() -> None:
+def _listed_on_page_of(page: int, verdicts: list[str]) -> tuple[list[int], int, int, int]:
+    """What the page of run ``page`` lists, the runs best first (``verdicts``: each other run's
+    against it, "self" at ``page``), with the whole column's lists worked out at once."""
+    from types import SimpleNamespace
+
     import numpy as np
 
-    from memrank.board.compare import NEAREST, _nearest
+    from memrank.board.compare import _listed
+    from memrank.board.config import Direction
+
+    runs = len(verdicts)
+    differences, p_values = np.zeros((runs, runs)), np.ones((runs, runs))
+    for m, verdict in enumerate(verdicts):
+        if verdict in ("better", "worse"):  # the other's mean minus this one's, and p
+            differences[page, m] = 0.1 if verdict == "better" else -0.1
+            differences[m, page] = -differences[page, m]
+            p_values[page, m] = p_values[m, page] = 0.001
+    reading = SimpleNamespace(
+        column=SimpleNamespace(direction=Direction.HIGHER),
+        differences=differences,
+        p_values=p_values,
+        ranked=tuple(range(runs)),
+        headlines=[
+            SimpleNamespace(value=SimpleNamespace(value=1.0 - m / runs)) for m in range(runs)
+        ],
+    )
+    comparisons, *left_out = _listed(reading, list(range(runs)), np.arange(runs))[page]  # type: ignore[arg-type]
+    assert [c.verdict for c in comparisons] == [verdicts[c.other] for c in comparisons]
+    return [c.other for c in comparisons], *left_out
+
+
+def test_a_run_page_lists_its_ties_and_the_nearest_separated_runs() -> None:
+    from memrank.board.compare import NEAREST
 
     # the page's run (26) and 53 others best first: 25 better, 3 ties, 25 worse
     verdicts = ["better"] * 25 + ["tie"] + ["self"] + ["tie"] * 2 + ["worse"] * 25
-    separated = np.array([v not in ("tie", "self") for v in verdicts])
-    better_side = np.array([v == "better" for v in verdicts])
-    listed, more_better, more_worse, more_tied = _nearest(
-        np.arange(len(verdicts)), 26, separated, better_side
-    )
+    listed, more_better, more_worse, more_tied = _listed_on_page_of(26, verdicts)
     assert [verdicts[m] for m in listed] == ["better"] * NEAREST + ["tie"] * 3 + ["worse"] * NEAREST
     assert listed[0] == 25 - NEAREST and listed[-1] == 29 + NEAREST - 1
     assert (more_better, more_worse, more_tied) == (25 - NEAREST, 25 - NEAREST, 0)
 
 
 def test_a_run_page_lists_only_the_nearest_ties_however_many_there_are() -> None:
-    import numpy as np
+    from memrank.board.compare import NEAREST
 
-    from memrank.board.compare import NEAREST, _nearest
-
-    # 500 runs that no test separates: the page of run 100 lists the NEAREST around it
-    separated = np.zeros(500, dtype=bool)
-    listed, more_better, more_worse, more_tied = _nearest(
-        np.arange(500), 100, separated, np.zeros(500, dtype=bool)
+    # 500 runs that no test separates: the page of run 100 lists the NEAREST around it, of
+    # two as near the one above first
+    listed, more_better, more_worse, more_tied = _listed_on_page_of(
+        100, ["tie"] * 100 + ["self"] + ["tie"] * 399
     )
-    assert len(listed) == NEAREST and all(abs(m - 100) <= NEAREST // 2 + 1 for m in listed)
+    assert listed == [*range(100 - NEAREST // 2, 100), *range(101, 101 + NEAREST // 2)]
     assert (more_better, more_worse, more_tied) == (0, 0, 499 - NEAREST)
+
+
+def test_a_run_page_lists_the_tie_above_when_two_are_as_near_and_one_fits() -> None:
+    from memrank.board.compare import NEAREST
+
+    # ties on both sides but for the run three above, separated: the nearest ten ties are at
+    # distances 1, 1, 2, 2, 3 (below), 4, 4, 5, 5 and then 6, where only the one above fits
+    assert NEAREST == 10
+    page = 20
+    verdicts = ["tie"] * 41
+    verdicts[page], verdicts[page - 3] = "self", "better"
+    listed, *_ = _listed_on_page_of(page, verdicts)
+    ties = [m for m in listed if verdicts[m] == "tie"]
+    assert len(ties) == NEAREST and page - 6 in ties and page + 6 not in ties
