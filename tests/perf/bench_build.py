@@ -251,9 +251,17 @@ print(took, int(peak) / 1024, workers / 1024)
 """
 
 
+def settled() -> None:
+    """Start each timed run with no earlier run's writes, or the bench's own copies, still
+    waiting to reach the disk: a cold build creates 7,000 files and folders at 1,000 x 3 (a
+    verify none), and on a shared machine the cost of a create moves between 30 and 700 us."""
+    os.sync()
+
+
 def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, float, float]:
     """One whole build in a fresh process: (seconds, peak RSS in MB, its forked workers'
     largest peak RSS in MB); with the build memo in ``memo`` when given, else without one."""
+    settled()
     process = subprocess.Popen(
         [
             sys.executable,
@@ -280,6 +288,7 @@ MEMRANK = Path(sys.executable).parent / "memrank"
 def command_seconds(*args: str, cache: Path | None = None) -> float:
     """Wall time of one ``memrank`` command in a fresh process (its output dropped)."""
     env = {**os.environ, **ONE_THREAD, **({"MEMRANK_CACHE_DIR": str(cache)} if cache else {})}
+    settled()
     start = time.perf_counter()
     subprocess.run(
         [str(MEMRANK), *args],
@@ -308,6 +317,7 @@ print(took)
 def verify_seconds(artifacts: Path) -> float:
     """A verify of the folder in a fresh process, timed as ``build`` times a build (imports
     aside): this process holds the signed board, and a verify in it is slower."""
+    settled()
     found = subprocess.run(
         [sys.executable, "-c", _VERIFY_CHILD, str(artifacts)],
         capture_output=True,
@@ -396,6 +406,7 @@ def main(sizes: list[int]) -> None:
             f"signed {largest} x {EVALUATIONS} runs of {TASKS} tasks in "
             f"{time.perf_counter() - started:.0f} s"
         )
+        settled()
         print(
             f"creating a file in {root}: {create_microseconds(Path(root) / 'probe'):.0f} us "
             "(the build's writes scale with it, verify's do not: set TMPDIR to move the bench)"
