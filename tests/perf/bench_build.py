@@ -21,74 +21,67 @@ site); its site is compared byte for byte with a build without the memo. The sam
 as a user times it: `memrank build-site` against `memrank verify`, each a fresh process. Sizes
 are timed cold (no memo).
 
-Last measured (issue 29), two runs alone on a shared 2-core machine, the fastest of three of
-each build and each verify, every verify in a fresh process of its own as the build is. The
-signed runs record the installed distributions of the environment that signs them: 176 here,
-72 when the figures before this stop were taken, so each run page is larger (the site 135.8 MB,
-not 112.7 MB):
+Last measured (issue 29) on three 2-core machines, one BLAS thread, each figure the fastest of
+three tries. Ratios are the build's time over a verify of the same folder:
 
-  200 x 3:   build 3.15 / 3.39 s, verify 1.98 / 1.91 s (1.59x / 1.78x), peak RSS 226 MB,
-             2,041 files, 24.1 MB
-  1000 x 3:  build 13.70 / 15.63 s, verify 7.13 / 7.09 s (1.92x / 2.21x), peak RSS 856 MB,
-             10,041 files, 135.8 MB
-  one run added to the 1000: rebuild 10.01 / 9.09 s with the memo (20.80 / 15.04 s without)
-  against a 6.73 / 7.22 s verify, 1.49x / 1.26x, byte-identical to a cold build; as commands,
-  build-site 11.23 / 10.19 s against verify 8.67 / 8.41 s, 1.30x / 1.21x
-  growth exponents 200 -> 1000: time 0.91 / 0.95, bytes 1.08, files 0.99, RSS 0.83
+  machine, code                      1000 x 3 cold      rebuild, one run added   200 x 3
+  A, shared (issue 29's first       1.92x / 2.21x      1.49x / 1.26x            1.59x / 1.78x
+    scale work, below)               (13.7-15.6 s)      (as commands 1.21-1.30x)
+  B, quieter (sign-flip walk packs   2.01x (3 runs),    1.25-1.47x               2.13-2.20x
+    only what a row needs, BLAS kept 2.05x (8.5-8.9 s,
+    out of published sums)           verify 4.1-4.5 s)
+  C, AMD EPYC, shared (pair tests    1.75-2.27x in 4    1.46-1.62x               2.43-2.72x
+    of half the columns in a worker  runs (8.4-9.3 s,   (as commands
+    reading only matrices; run pages verify 3.7-5.1 s)  1.50-1.56x)
+    0.389 ms)
+  C, this code (see below)           2.21-2.75x in 6    1.45-1.68x               2.46-2.98x
+                                     runs (8.4-10.0 s,  (as commands
+                                     verify 3.5-4.0 s)  1.40-1.62x)
 
-Met in both runs: the cold build within 20 s, peak RSS <= 1 GB, time and bytes exponents <= 1.1,
-the rebuild within 1.5x verify. The cold build within 2x verify: in one run of two. The build
-verifies, reads a track's columns, renders its pages, makes its data files and writes its files
-in forked workers, one per core (memrank/_forked.py); a worker's peak RSS (807-830 MB at 1000 x
-3) counts the pages it shares with the build again, so it is not memory added to the build's 856
-MB. Where the 1000 x 3 cold build goes, stage by stage (interleaved tries of this stop): verify
-8.3 to 10 s, the board (three columns read, two at a time) 3.7 to 4 s, pages and data files 3 to
-3.4 s, writing 10,041 files 0.8 to 1.4 s, docs, downloads and the manifest 0.5 s.
+On every machine: the cold build within 20 s, peak RSS 854-858 MB (a worker's, 807-833 MB, counts
+the pages it shares with the build again), growth exponents from 200 to 1,000 of 0.91-1.03 in time
+and 1.08 in bytes, and every rebuild's site byte-identical to a cold build. Not met: the cold
+build within 2x the verify (met in one run of two on A, in no run on B, in 2 of 5 on C at the
+earlier stop and in none of 6 with this code), and the rebuild within 1.5x (in 3 runs of 6 on C).
 
-How it got here: 585 s before issue 29's scale work (per-pair task products, a Python float per
-pair); 54.6 s with the pair matrices as arrays (verify then 32 s: each number of each scores and
-timings file asked in Python, each task name interned); 26.7 s with those checks made two byte
-scans, the task lists shared, the collector paused while verifying, and verifying and rendering
-in shares; 23-26 s with a track's columns read side by side and the pages handed out in batches
-as cores come free; 13.7-15.6 s with run pages cheaper to make (a list the same on every run
-rendered once, the predicate's checks not run again for each page, the comparisons plain
-tuples), the data files made while the pages render, and the files written by a process per
-core (the machine was quieter too: its verify took 7.1 s, not 10.2-11.5; by ratio, 2.03-2.50x
-became 1.92-2.21x). The rebuild went from 19.9 s to 13.8 s when each evaluation page came to list its systems
-in its own column's standing: it then depends on that column alone, and the columns a new run
-does not touch are no longer read again; then to 9.1-10.0 s with its changed files written in
-shares and the old site listed by one walk.
+The ratio moves with the machine more than with the code: the verify is signatures, digests and
+file reads, the build's own stages mostly Python and numpy, and on C, whose verify is quickest
+against the rest, every ratio is highest. Between two tries of the same code on C a stage's wall
+time, and even its CPU time, moves by 10-20%, and creating a file costs 30 to 700 us from one
+minute to the next (the bench prints it): a cold build creates some 7,000 files and folders at
+1,000 x 3 and a verify none.
 
-Then, on a faster machine (its verify 4.4 s, not 7.1), three runs of the code after this stop's
-changes (the sign-flip walk packs sums only when a row needs it, the first build creates files
-with os.open), the fastest of three builds and verifies each: 1000 x 3 built in 8.93 / 8.85 /
-8.83 s against a 4.45 / 4.40 / 4.39 s verify, 2.01x each time, just above the 2x target (a
-fourth run, of the code that also keeps BLAS out of the published sums: 8.49 s against 4.13 s,
-2.05x); 200 x 3 2.13-2.20x; the rebuild 1.25-1.47x; peak RSS 856 MB; growth exponents time
-0.97-1.01, bytes 1.08. Where it goes (a stage timeline): verify 4.2-5.2 s, docs 0.13 s, the board 1.9-2.2 s
-(two columns read in the building process, 0.75-0.85 s each, while a worker reads the third,
-then 0.4 s in one process), pages and data files 1.7-1.8 s (run pages 1.3 CPU-s, half of it
-their comparisons table), writing 0.2-0.9 s. Tried and taken back: the pair tests of the
-building process's second column in a worker of their own (its CPU fell 0.3 s, the stage's wall
-time did not: each fork of the 800 MB build costs about half a CPU-second in copy-on-write page
-faults, and the board stage used 3.0-3.1 CPU-s with one fork against 2.5 s with none); the
-theme compiled before the page worker forks (no change); three column workers (2.2 s against
-2.1 s); fewer bytes written (a create costs about 80 us here, a byte next to nothing).
+Where a 1000 x 3 cold build went on C, stage by stage: verify 3.6-4.0 s; docs 0.13 s; the board
+1.6-2.1 s (the three columns' task matrices 0.2 s, then in a forked worker the pair tests of two
+while this process works out every column's means and tests the third, 0.9-1.2 s, then cells,
+run pages' lists and evaluation pages 0.7-0.8 s in one process); pages and data files 1.6-2.0 s
+(run pages 1.4 CPU-s of 2.2 in all, half of it their comparisons table; a second process saves
+only a third, as its copy-on-write page faults cost 0.45 CPU-s); writing 0.4-0.9 s. The rebuild
+after one added run: verify 1.3 s (signatures and digests; the scores files' checks known good),
+the board 1.4 s (the grown column read again, its new run's 1,000 pairs tested, the other columns
+taken from the memo), pages 1.2-2.0 s (that column's 1,000 run pages and every system's history
+page show a rank "of N", so they change), writing 0.45 s and more.
 
-Then, on a second 2-core machine (an AMD EPYC, shared), three runs: 1000 x 3 built in 9.26-10.72 s
-against a 3.84-4.66 s verify, 2.25-2.46x; 200 x 3 2.21-2.65x; the rebuild 1.28-1.72x, as commands
-1.55-1.76x. Its verify is quicker against the rest of the build, so every ratio is higher. A build
-without a memo now keeps the pair matrices as the tests made them, and a column's whole-column
-means read the matrix without a copy: the board stage's page faults fell from 104k to 76k.
+How it got here, on A: 585 s before issue 29's scale work (a Python float per pair); 54.6 s with
+the pair matrices as arrays; 26.7 s with the scores checks made two byte scans, the task lists
+shared and verifying and rendering in shares; 23-26 s with a track's columns read side by side
+and pages handed out in batches; 13.7-15.6 s with run pages cheaper to make and the files written
+by a process per core. The rebuild: 19.9 s, 13.8 s once an evaluation page depended on its own
+column alone, 9.1-10.0 s with its changed files written in shares. Then on C: the known-good
+scores files parsed with each evaluation's tasks object read once (0.31 -> 0.16 ms a run); the
+compare-two pairs in 88 files a column, not 999; a column's pairs kept in the memo by the scores
+digest of each row, so a rebuild tests only the new run's pairs, in the building process; a
+column's run-page lists worked out for the whole column at once (0.29 -> 0.23 s).
 
-Then, on that machine, later code (the first half of the columns' pair tests in a
-worker that reads only task matrices, no column's part pickled back; a rebuild validates its
-memo columns meanwhile, keeps evaluation pages by digest with their pair matrices as raw bytes,
-keeps no history page, marks a memo entry used at most once a day and compares the old files in
-shares; run pages' pipeline and dataset sections rendered once each, 0.477 -> 0.389 ms a page):
-1000 x 3 built in 8.37-9.29 s against 3.68-5.06 s, 1.75-2.27x in four runs (a fifth, its folder
-at 323 us a create, 11.1 s, 3.04x); the rebuild 1.46-1.62x, as commands 1.50-1.56x; 200 x 3
-2.43-2.72x. The builds are a second faster than before; the verifies were faster too.
+Cold builds of the last stop's code and of this code, taken in turns on C (four each): 8.52-10.33
+s and 8.18-10.70 s, no difference the machine lets show; this stop's gains are in the rebuild and
+in the stages timed on their own.
+
+Tried and taken back: the pair tests of each column in a worker of its own (a fork of the 800 MB
+build costs about half a CPU-second in copy-on-write faults); the theme compiled before the page
+worker forks; three column workers; fewer bytes written (a byte costs next to nothing, a file
+much); numbers and p values marked safe HTML before the template sees them (no faster); glibc's
+allocator told to keep freed memory (a third fewer page faults in the board stage, no faster).
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
