@@ -17,7 +17,7 @@ import numpy as np
 
 from memrank.board.config import Column
 from memrank.board.memo import Memo, key, pack_files, unpack_files
-from memrank.stats import pairwise_tests
+from memrank.stats import PairMatrices, pairwise_tests
 
 __all__ = ["PairsKept", "kept_pairs", "tested_pairs"]
 
@@ -32,8 +32,7 @@ class PairsKept:
     """The column's entry in the memo ("" without a memo)."""
     digests: tuple[str, ...] = ()
     """The scores digest of each row the matrices test, in their order."""
-    p_values: np.ndarray | None = None
-    differences: np.ndarray | None = None
+    pairs: PairMatrices | None = None
 
     def untested(self, digests: Sequence[str]) -> int:
         """How many of the rows ``digests`` names have no pairs kept here."""
@@ -62,7 +61,7 @@ def kept_pairs(
         np.frombuffer(files[name], dtype=np.float64).reshape(rows, rows)
         for name in (_P_VALUES, _DIFFERENCES)
     )
-    return PairsKept(entry, digests, p_values, differences)
+    return PairsKept(entry, digests, PairMatrices(p_values, differences))
 
 
 def tested_pairs(
@@ -76,22 +75,19 @@ def tested_pairs(
     """The p value and mean difference of every two rows of ``matrix`` (runs x tasks, each
     row's scores digest in ``digests``): taken from ``kept`` for the pairs it holds, tested
     for the others; the matrices are then kept in ``memo`` for the next build."""
-    if (
-        kept.p_values is not None
-        and kept.differences is not None
-        and kept.digests == tuple(digests)
-    ):
-        return kept.p_values, kept.differences
-    at = {digest: row for row, digest in enumerate(kept.digests)}
-    if kept.p_values is None or kept.differences is None or len(set(digests)) < len(digests):
+    earlier = kept.pairs
+    if earlier is None or len(set(digests)) < len(digests):  # a repeated digest: no mapping
         pairs = pairwise_tests(matrix, clusters, binary=binary)
+    elif kept.digests == tuple(digests):
+        return earlier.p_values, earlier.differences
     else:
+        at = {digest: row for row, digest in enumerate(kept.digests)}
         old = [row for row, digest in enumerate(digests) if digest in at]
         new = [row for row, digest in enumerate(digests) if digest not in at]
         pairs = pairwise_tests(matrix, clusters, binary=binary, rows=new)
         was = np.array([at[digests[row]] for row in old], dtype=np.intp)
-        pairs.p_values[np.ix_(old, old)] = kept.p_values[np.ix_(was, was)]
-        pairs.differences[np.ix_(old, old)] = kept.differences[np.ix_(was, was)]
+        pairs.p_values[np.ix_(old, old)] = earlier.p_values[np.ix_(was, was)]
+        pairs.differences[np.ix_(old, old)] = earlier.differences[np.ix_(was, was)]
     if memo.active:
         memo.put(
             kept.entry,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
@@ -121,7 +122,7 @@ def read_columns(
     costly = [
         i
         for i, table in enumerate(tables)
-        if kept[i].untested(_digests(table)) * _FEW_UNTESTED > len(table.decided)
+        if kept[i].untested(table.digests) * _FEW_UNTESTED > len(table.decided)
     ]
     held = sum(len(tables[i].runs) for i in costly)
     worth = held >= PAIRS_APART_LEAST and (len(costly) > 1 or alongside is not None)
@@ -161,6 +162,11 @@ class _Table:
     binary: bool
     """Whether every run's evaluation declares the measure binary: the measure's declared
     type chooses the test, never the values it happened to take."""
+
+    @cached_property
+    def digests(self) -> list[str]:
+        """The scores digest of each decided row: what its task values are a function of."""
+        return [self.runs[row].statement.scores_subject.digest.sha256 for row in self.decided]
 
     def undecided(self, row: int, mask: np.ndarray) -> str:
         """Why none of the row's tasks in ``mask`` has a value: the reasons its scores give."""
@@ -374,12 +380,7 @@ def _tested(table: _Table, kept: PairsKept, memo: Memo) -> tuple[np.ndarray, np.
     """Every two decided rows' p value and mean difference: the column's only work that grows
     with the square of its runs, so the memo keeps it (``tested_pairs``)."""
     matrix = table.matrix[table.decided]
-    return tested_pairs(matrix, table.clusters, table.binary, _digests(table), kept, memo)
-
-
-def _digests(table: _Table) -> list[str]:
-    """The scores digest of each decided row: what its task values are a function of."""
-    return [table.runs[row].statement.scores_subject.digest.sha256 for row in table.decided]
+    return tested_pairs(matrix, table.clusters, table.binary, table.digests, kept, memo)
 
 
 def _notice(tasks: int, clusters: int, ranks: Sequence[RankRange]) -> str | None:
