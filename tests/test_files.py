@@ -64,10 +64,11 @@ ALLOWED = {
     ("systems/embedding_cache.py", "sqlite3.connect("): "an SQLite database, which commits "
     "atomically through its own journal",
     (
-        "board/site.py",
+        "board/folder.py",
         "os.open(path, os.O_WRONLY | os.O_CREAT",
-    ): "a first build's files, each new in the "
-    "sibling folder the build just made, which is renamed into place whole",
+    ): "a build's files, each new: in the sibling folder a first build just made, which is "
+    "renamed into place whole, or beside the file it replaces under a name of the build's, "
+    "renamed over it once every file is made",
 }
 
 

@@ -8,11 +8,13 @@ test, categories), ``compare`` turns that into cells, comparisons and evaluation
 ``pages`` into run pages, ``changelog`` into the board's history (``roots``: the trust root's
 versions, from the verified chain). ``docs`` renders docs/*.md;
 ``render`` lays the Board out with the templates (``text`` keeps artifact text visible and
-isolated), ``files`` writes its data files and ``svg`` its plots, and ``site`` assembles, writes
-and compares the tree. ``urls`` is the one place paths are made. The board runs nothing: it
+isolated), ``files`` makes its data files and ``svg`` its plots; ``site`` makes the Board and
+lists its files as parts, which ``folder`` makes and writes to a folder, or compares with one,
+in as many processes as the board is worth. ``urls`` is the one place paths are made. The board runs nothing: it
 never imports run, systems or evaluations.
 """
 
-from memrank.board.site import Made, differences, make, write
+from memrank.board.folder import Files, differences, write
+from memrank.board.site import Made, make
 
-__all__ = ["Made", "differences", "make", "write"]
+__all__ = ["Files", "Made", "differences", "make", "write"]

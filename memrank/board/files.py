@@ -9,11 +9,11 @@ artifacts are byte-identical.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import itertools
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -21,13 +21,14 @@ import numpy as np
 
 from memrank.board import urls
 from memrank.board.changelog import feed
+from memrank.board.folder import Part
 from memrank.board.memo import NO_MEMO, Memo, pack_files, unpack_files
 from memrank.board.model import Board, Cell, EvaluationPage, Rank, Track
 from memrank.board.svg import forest, matrix
 from memrank.board.text import visible
 from memrank.stats import LEVEL
 
-__all__ = ["data_files", "manifest"]
+__all__ = ["data_parts", "manifest"]
 
 # A spreadsheet runs text that starts with one of these as a formula.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "|", "%")
@@ -37,15 +38,20 @@ _TIME = "%Y-%m-%dT%H:%M:%SZ"
 """One time format for results.csv and results.json."""
 
 
-def data_files(board: Board, memo: Memo = NO_MEMO) -> dict[str, bytes]:
-    """Every data file except the manifest, by root-relative path; an evaluation's plots and
-    compare-two data come from ``memo`` when an earlier build made them of the same page."""
+def data_parts(board: Board, memo: Memo = NO_MEMO) -> list[Part]:
+    """Every data file except the manifest, as parts of the site, heaviest first: each
+    evaluation's plots and compare-two data (from ``memo`` when an earlier build made them of
+    the same page), then the rest."""
+    parts: list[Part] = [partial(_evaluation_files, page, memo) for page in board.evaluations]
+    return [*parts, partial(_board_files, board)]
+
+
+def _board_files(board: Board) -> dict[str, bytes]:
+    """Each track's results, the changes feed, trust.json, the sitemap and robots.txt."""
     files: dict[str, bytes] = {}
     for track in board.tracks:
         files[track.csv_path] = _track_csv(track)
         files[track.json_path] = _json(_track_json(track))
-    for page in board.evaluations:
-        files.update(_evaluation_files(page, memo))
     files[urls.FEED] = feed(board)
     files[urls.TRUST] = _json(board.trust.model_dump(mode="json", by_alias=True))
     files[urls.SITEMAP] = _sitemap(board)
@@ -86,8 +92,9 @@ PAIRS_PER_FILE = 6_000
 """The most pairs a pairs file holds (about 100 KB), unless one run alone has more."""
 
 
-def manifest(board: Board, files: dict[str, bytes]) -> bytes:
-    """What the site was built from (the accepted artifacts) and what it holds (every file)."""
+def manifest(board: Board, digests: Mapping[str, str]) -> bytes:
+    """What the site was built from (the accepted artifacts) and what it holds (every other
+    file, with its sha256 from ``digests``)."""
     return _json(
         {
             "artifacts": [
@@ -103,7 +110,7 @@ def manifest(board: Board, files: dict[str, bytes]) -> bytes:
                 }
                 for run in board.runs
             ],
-            "files": {path: hashlib.sha256(files[path]).hexdigest() for path in sorted(files)},
+            "files": {path: digests[path] for path in sorted(digests)},
         }
     )
 

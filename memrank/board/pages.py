@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memrank.artifacts import VerifiedRun
@@ -178,6 +179,7 @@ def undecided_of(run: VerifiedRun) -> tuple[Undecided, ...]:
     return tuple(found)
 
 
-def downloads(runs: Sequence[VerifiedRun]) -> dict[str, bytes]:
-    """Each run's signed envelope, byte for byte, beside its page."""
-    return {urls.envelope(run.artifact_id): run.path.read_bytes() for run in runs}
+def downloads(runs: Sequence[VerifiedRun]) -> dict[str, Path]:
+    """Each run's signed envelope file, by the path of its download beside the run page (a
+    copy, byte for byte)."""
+    return {urls.envelope(run.artifact_id): run.path for run in runs}

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -19,9 +20,9 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 from pydantic import BaseModel
 
-from memrank._forked import in_turns
 from memrank.board import urls
 from memrank.board.compare import NEAREST
+from memrank.board.folder import Part
 from memrank.board.memo import NO_MEMO, Memo, folder_digest
 from memrank.board.model import Board, Frame
 from memrank.board.svg import MATRIX_MOST
@@ -31,22 +32,17 @@ from memrank.errors import BoardConfigError
 if TYPE_CHECKING:
     from jinja2 import Environment
 
-__all__ = ["DEFAULT_TEMPLATES", "render_pages", "static_files"]
+__all__ = ["DEFAULT_TEMPLATES", "page_parts", "static_files"]
 
 DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
 """The default theme, shipped inside the package so an installed wheel can build a board."""
 _STATIC = "static"
 HOME_ROWS = 25
 """Rows of each track the home page shows, best first (the track's page has them all)."""
-PAGES_LEAST = 400
-"""The fewest pages per process for pages to be rendered in forked workers too: below it,
-forking costs more than it saves."""
-PAGES_BATCH = 16
-"""Pages a process takes at a time (``memrank._forked.in_turns``)."""
 
 
-def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
-    """Every HTML page of the board, by root-relative path.
+def page_parts(board: Board, templates: Path, memo: Memo = NO_MEMO) -> list[Part]:
+    """Every HTML page of the board, each a part of the site making it, heaviest first.
 
     Every page sees the frame (``site``). The index, track and changelog pages also see the
     whole ``board``, so they are made afresh; every other page sees only its own model, so
@@ -78,13 +74,13 @@ def render_pages(board: Board, templates: Path, memo: Memo = NO_MEMO) -> dict[st
             lambda: _render(environment, page.template, page.path, site, page.root, page.context),
         )
 
-    # Handed out in batches as each core comes free: the pages that see the whole board cost
-    # many run pages each, and in a rebuild a page the memo holds costs little.
-    every = [*_whole_pages(board), *_own_pages(board)]
-    rendered = in_turns(
-        lambda share: [made(page) for page in share], every, PAGES_LEAST, PAGES_BATCH
-    )
-    return {page.path: content for page, content in zip(every, rendered, strict=True)}
+    # The pages that see the whole board first: each costs many run pages.
+    return [partial(_part, made, page) for page in (*_whole_pages(board), *_own_pages(board))]
+
+
+def _part(made: Callable[[_Page], bytes], page: _Page) -> dict[str, bytes]:
+    """A page as a part of the site."""
+    return {page.path: made(page)}
 
 
 @dataclass(frozen=True)

@@ -76,8 +76,9 @@ def build_site_command(
     the files that changed; with or without it, the site is the same.
     """
     from memrank._files import check_writable
+    from memrank.board.folder import differences, write
     from memrank.board.memo import NO_MEMO, Memo
-    from memrank.board.site import differences, make, write
+    from memrank.board.site import make
 
     if not docs.is_dir() and _given(click.get_current_context(), "docs"):
         raise BoardConfigError(
@@ -92,7 +93,7 @@ def build_site_command(
     if not check:
         check_writable(out, option="--out", folder=True)
     made = make(artifacts, templates, docs, NO_MEMO if no_cache else Memo.default())
-    board, tree = made.board, made.tree
+    board = made.board
     if made.refusals:
         _print_refusals(made.refusals, artifacts)
         if strict:
@@ -102,18 +103,18 @@ def build_site_command(
     _warn_empty_columns(board)
     accepted = f"{made.verified} run(s) verified, {len(made.refusals)} refused"
     if check:
-        found = differences(tree, out)
+        found = differences(made.files, out)
         if found:
             click.echo("\n".join(found))
             raise SiteOutOfDate(
                 f"{out} is not what {artifacts} builds ({len(found)} file(s) differ); run "
                 "`memrank build-site` and commit the result"
             )
-        click.echo(f"{out} is up to date: {len(tree)} file(s); {accepted}")
+        click.echo(f"{out} is up to date; {accepted}")
         return
-    write(tree, out)
+    written = write(made.files, out)
     click.echo(
-        f"built {out}: {len(tree)} file(s), {len(board.runs)} run page(s), "
+        f"built {out}: {written} file(s), {len(board.runs)} run page(s), "
         f"{len(board.evaluations)} evaluation page(s); {accepted}"
     )
 

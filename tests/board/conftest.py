@@ -7,7 +7,7 @@ import functools
 import http.server
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,6 +20,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 import memrank
 from memrank import Clearing, Document, Evaluation, Expected, Task
 from memrank.artifacts import Root, _semantic, attest, sign_root, write_root
+from memrank.board import urls
+from memrank.board.folder import Files
 from memrank.board.model import Board
 from memrank.board.site import make
 from memrank.provenance import Evidence
@@ -196,7 +198,18 @@ def sign_artifacts(
 def built(artifacts: Path, docs: Path = DOCS) -> tuple[Board, dict[str, bytes]]:
     """The Board of an artifacts folder and the site tree it renders to."""
     made = make(artifacts, TEMPLATES, docs)
-    return made.board, made.tree
+    return made.board, made.files.tree()
+
+
+def files_of(tree: Mapping[str, bytes]) -> Files:
+    """A site made already (``tree``, manifest.json included) as files to write or compare,
+    a part per file."""
+    parts = [
+        functools.partial(dict, {path: content})
+        for path, content in tree.items()
+        if path != urls.MANIFEST
+    ]
+    return Files(parts, lambda _: tree[urls.MANIFEST])
 
 
 PAYLOADS = {
@@ -255,7 +268,7 @@ def standard(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def committed_board() -> tuple[Board, dict[str, bytes]]:
     """The Board the committed artifacts build, with the working tree's theme, and its site."""
     made = make(REPOSITORY / "artifacts", TEMPLATES, DOCS)
-    return made.board, made.tree
+    return made.board, made.files.tree()
 
 
 @pytest.fixture(scope="session")

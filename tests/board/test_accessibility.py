@@ -17,12 +17,13 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 import memrank
-from memrank.board.site import write
+from memrank.board.folder import write
 from tests.board.conftest import (
     LABELLED_TOML,
     Signed,
     built,
     categorised,
+    files_of,
     named,
     serve,
     sign_artifacts,
@@ -74,7 +75,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     artifacts = sign_artifacts(folder / "artifacts", runs, LABELLED_TOML)
     (artifacts / "systems.toml").write_text(CONTROL_ARMS)
     _, tree = built(artifacts)
-    write(tree, folder / "served" / "board")
+    write(files_of(tree), folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page
 
-from memrank.board.site import write
-from tests.board.conftest import browse, serve
+from memrank.board.folder import write
+from tests.board.conftest import browse, files_of, serve
 
 FULL, WORD, NONE = "FullContextAdapter", "WordOverlapAdapter", "NoContextAdapter"
 
@@ -17,7 +17,7 @@ FULL, WORD, NONE = "FullContextAdapter", "WordOverlapAdapter", "NoContextAdapter
 def site(tree: dict[str, bytes], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # Served under /board/, the path of the board's base_url, as a project's pages site is.
     root = tmp_path_factory.mktemp("served")
-    write(tree, root / "board")
+    write(files_of(tree), root / "board")
     with serve(root) as base:
         yield base + "board/"
 

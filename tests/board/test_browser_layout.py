@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from memrank.board.folder import write
 from memrank.board.model import Board
-from memrank.board.site import make, write
+from memrank.board.site import make
 from tests.board.conftest import DOCS, REPOSITORY, TEMPLATES, serve
 
 WIDTHS = {"laptop": 1366, "phone": 390}
@@ -67,7 +68,7 @@ def committed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, B
     """The committed artifacts built with the working tree's theme, served on loopback."""
     made = make(REPOSITORY / "artifacts", TEMPLATES, DOCS)
     folder = tmp_path_factory.mktemp("layout")
-    write(made.tree, folder / "board")
+    write(made.files, folder / "board")
     with serve(folder) as base:
         yield base + "board/", made.board
 

@@ -11,13 +11,14 @@ import pytest
 from playwright.sync_api import Browser
 
 from memrank.board import files
-from memrank.board.site import write
+from memrank.board.folder import write
 from tests.board.conftest import (
     LABELLED_TOML,
     Signed,
     browse,
     built,
     categorised,
+    files_of,
     serve,
     sign_artifacts,
     wheel_run,
@@ -38,7 +39,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         patch.setattr(files, "PAIRS_PER_FILE", 2)
         _, tree = built(sign_artifacts(folder / "artifacts", runs, LABELLED_TOML))
     assert len([path for path in tree if "/notes/pairs/" in path]) == 3
-    write(tree, folder / "served" / "board")
+    write(files_of(tree), folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
 

@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
+from memrank.board.folder import write
 from memrank.board.identity import CONFIGURATION_MARK, Identity, load_identities
 from memrank.board.model import Board
-from memrank.board.site import write
 from memrank.errors import BoardConfigError
 from tests.board.conftest import (
     REPOSITORY,
     Signed,
     browse,
     built,
+    files_of,
     notes,
     serve,
     sign_artifacts,
@@ -107,7 +108,7 @@ def test_the_configuration_section_reads_in_a_browser_without_an_accessibility_f
     _, tree = configured
     path, _ = _run_page(configured, "BM25Adapter")
     root = tmp_path_factory.mktemp("configured-served")
-    write(tree, root / "board")
+    write(files_of(tree), root / "board")
     with serve(root) as base, browse(chromium) as watched:
         page = watched.page
         page.goto(base + "board/" + path)

@@ -15,9 +15,9 @@ import pytest
 from playwright.sync_api import Browser
 
 from memrank import Evaluation
+from memrank.board.folder import write
 from memrank.board.model import Board
 from memrank.board.notes import budget_note
-from memrank.board.site import write
 from memrank.budget import Budget
 from memrank.measure import Decider, Value
 from memrank.measures import (
@@ -33,6 +33,7 @@ from tests.board.conftest import (
     Signed,
     browse,
     built,
+    files_of,
     notes,
     serve,
     sign_artifacts,
@@ -195,7 +196,7 @@ def test_the_committed_board_explains_full_context_s_zero_on_locomo(
 @pytest.fixture(scope="module")
 def site(made: tuple[Board, dict[str, bytes], Path]) -> Iterator[str]:
     _, tree, folder = made
-    write(tree, folder / "served" / "board")
+    write(files_of(tree), folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
 

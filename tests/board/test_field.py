@@ -13,10 +13,10 @@ from playwright.sync_api import Browser
 
 from memrank.board import urls
 from memrank.board.field import FIELD_TOML, load_field
+from memrank.board.folder import write
 from memrank.board.model import Board
-from memrank.board.site import write
 from memrank.errors import BoardConfigError
-from tests.board.conftest import REPOSITORY, browse, built, serve
+from tests.board.conftest import REPOSITORY, browse, built, files_of, serve
 from tests.board.test_accessibility import AXE, WIDTHS, described, scrolls_sideways, violations
 
 COMMITTED = REPOSITORY / "artifacts" / FIELD_TOML
@@ -106,7 +106,7 @@ def test_the_page_reads_in_a_browser_at_both_widths_without_an_accessibility_fau
 ) -> None:
     _, tree = with_field
     root = tmp_path_factory.mktemp("field-served")
-    write(tree, root / "board")
+    write(files_of(tree), root / "board")
     with serve(root) as base, browse(chromium) as watched:
         page = watched.page
         page.goto(base + "board/" + urls.INDEX)

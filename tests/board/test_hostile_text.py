@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from memrank.board.site import write
+from memrank.board.folder import write
 from memrank.board.text import isolated, visible
 from tests.board.conftest import (
     BOARD_TOML,
     Signed,
     browse,
     built,
+    files_of,
     named,
     notes,
     serve,
@@ -80,7 +81,7 @@ def test_a_direction_override_cannot_reverse_the_page_s_own_words(
     for path, content in tree.items():
         if not path.endswith(".json"):
             assert "\u202e".encode() not in content, path
-    write(tree, tmp_path / "board")
+    write(files_of(tree), tmp_path / "board")
     with serve(tmp_path) as base, browse(chromium) as watched:
         page = watched.page
         page.goto(base + "board/textual/index.html")
@@ -111,7 +112,7 @@ def test_a_letter_that_draws_nothing_is_shown_too() -> None:
 def test_a_1000_character_name_wraps_and_is_cut_in_tables(
     tree: dict[str, bytes], chromium: Browser, tmp_path: Path, width: int
 ) -> None:
-    write(tree, tmp_path / "board")
+    write(files_of(tree), tmp_path / "board")
     track = tree["textual/index.html"].decode()
     assert "L" * 160 + "… (840 more characters)" in track and "L" * 161 not in track
     run = next(

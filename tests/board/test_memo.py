@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from memrank.board import pair_memo
+from memrank.board.folder import differences, write
 from memrank.board.memo import KEEP_DAYS, NO_MEMO, Memo
-from memrank.board.site import differences, make, write
+from memrank.board.site import make
 from memrank.cli import main
 from memrank.errors import ScoresDigestMismatch
 from memrank.stats import PairMatrices
@@ -22,6 +23,7 @@ from tests.board.conftest import (
     DOCS,
     TEMPLATES,
     Signed,
+    files_of,
     notes,
     sign_artifacts,
     standard_runs,
@@ -34,7 +36,7 @@ def memo_at(folder: Path) -> Memo:
 
 
 def tree_of(artifacts: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
-    return make(artifacts, TEMPLATES, DOCS, memo).tree
+    return make(artifacts, TEMPLATES, DOCS, memo).files.tree()
 
 
 @pytest.fixture
@@ -61,7 +63,8 @@ def test_after_a_run_is_added_only_its_column_is_worked_out_again(
     import memrank.board.render as render
 
     memo = memo_at(tmp_path / "memo")
-    before = make(artifacts, TEMPLATES, DOCS, memo).board
+    before = make(artifacts, TEMPLATES, DOCS, memo)
+    before.files.tree()  # the files are made, and kept in the memo, when asked for
     grown = sign_artifacts(
         tmp_path / "grown", [*standard_runs(), Signed(wheel_run("bm25", notes()))]
     )
@@ -83,9 +86,10 @@ def test_after_a_run_is_added_only_its_column_is_worked_out_again(
     monkeypatch.setattr(pair_memo, "pairwise_tests", tests_spy)
     rebuilt = memo_at(tmp_path / "memo")
     after = make(grown, TEMPLATES, DOCS, rebuilt)
+    rebuilt_tree = after.files.tree()
     monkeypatch.undo()
-    assert after.tree == tree_of(grown)
-    demo = {run.path for run in before.runs if run.predicate.evaluation.name == "demo"}
+    assert rebuilt_tree == tree_of(grown)
+    demo = {run.path for run in before.board.runs if run.predicate.evaluation.name == "demo"}
     notes_runs = {run.path for run in after.board.runs if run.predicate.evaluation.name == "notes"}
     assert demo and not demo & set(rendered)  # the demo column's pages came from the memo
     assert notes_runs <= set(rendered)  # every page of the column that grew was made again
@@ -126,25 +130,25 @@ def test_the_memo_lets_no_edited_scores_file_through(artifacts: Path, tmp_path: 
 def test_a_rebuild_rewrites_only_the_files_that_changed(artifacts: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     tree = tree_of(artifacts)
-    write(tree, out)
+    write(files_of(tree), out)
     (out / "stale" / "deep").mkdir(parents=True)
     (out / "stale" / "deep" / "index.html").write_text("old page")
     unchanged = next(p for p in sorted(tree) if p.startswith("runs/"))
     before = os.stat(out / unchanged).st_ino
     changed = {**tree, "static/board.css": tree["static/board.css"] + b"/* new */\n"}
-    write(changed, out)
-    assert differences(changed, out) == []
+    write(files_of(changed), out)
+    assert differences(files_of(changed), out) == []
     assert os.stat(out / unchanged).st_ino == before  # left alone, not rewritten
     assert not (out / "stale").exists()
-    assert not list(out.rglob("*.partial"))
+    assert not list(out.rglob(".*"))  # nothing staged is left beside the files
 
 
 def test_a_file_where_a_folder_now_goes_is_rewritten_whole(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    write({"manifest.json": b"{}", "runs": b"a file"}, out)
+    write(files_of({"manifest.json": b"{}", "runs": b"a file"}), out)
     tree = {"manifest.json": b"{}", "runs/a/index.html": b"a page"}
-    write(tree, out)
-    assert differences(tree, out) == []
+    write(files_of(tree), out)
+    assert differences(files_of(tree), out) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
 
 
@@ -160,8 +164,8 @@ def test_build_site_keeps_its_memo_in_the_cache_folder_unless_told_not_to(
         warm = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "warm")])
         assert warm.exit_code == 0, warm.output
     assert any((tmp_path / "cache" / "board").rglob("*"))
-    assert differences(tree_of(artifacts), tmp_path / "warm") == []
-    assert differences(tree_of(artifacts), tmp_path / "cold") == []
+    assert differences(files_of(tree_of(artifacts)), tmp_path / "warm") == []
+    assert differences(files_of(tree_of(artifacts)), tmp_path / "cold") == []
 
 
 def test_a_known_good_artifact_reads_as_the_checked_one_does(artifacts: Path) -> None:
@@ -184,7 +188,7 @@ def test_a_cache_folder_that_cannot_be_made_only_costs_time(
     base = ["build-site", "--artifacts", str(artifacts), "--templates", str(TEMPLATES)]
     built = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "site")])
     assert built.exit_code == 0, built.output
-    assert differences(tree_of(artifacts), tmp_path / "site") == []
+    assert differences(files_of(tree_of(artifacts)), tmp_path / "site") == []
 
 
 def test_entries_unused_for_the_keeping_days_are_pruned_and_a_read_keeps_one(

@@ -19,7 +19,7 @@ from tests.board.conftest import DOCS, REPOSITORY, TEMPLATES
 
 @pytest.fixture(scope="module")
 def tree() -> dict[str, bytes]:
-    return make(REPOSITORY / "artifacts", TEMPLATES, DOCS).tree
+    return make(REPOSITORY / "artifacts", TEMPLATES, DOCS).files.tree()
 
 
 def _inside(measure: str, *numbers: float) -> bool:

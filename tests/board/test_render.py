@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memrank.board.model import Board
-from memrank.board.render import render_pages, static_files
+from memrank.board.render import page_parts, static_files
 from memrank.errors import BoardConfigError
 from tests.board.conftest import PAYLOADS, TEMPLATES, built
 
@@ -32,6 +32,11 @@ class Tags(HTMLParser):
 
     def all(self, tag: str) -> list[dict[str, str | None]]:
         return [attrs for name, attrs in self.tags if name == tag]
+
+
+def rendered(board: Board, templates: Path) -> dict[str, bytes]:
+    """Every page of ``board`` as ``templates`` lay it out, made in this process."""
+    return {path: page for part in page_parts(board, templates) for path, page in part().items()}
 
 
 def pages(tree: dict[str, bytes]) -> dict[str, str]:
@@ -137,12 +142,12 @@ def test_a_template_naming_something_undefined_is_an_error(tmp_path: Path, board
         (tmp_path / template.name).write_text(template.read_text())
     (tmp_path / "index.html").write_text("{{ board.no_such_thing }}")
     with pytest.raises(BoardConfigError, match=r"template index\.html .*no_such_thing"):
-        render_pages(board, tmp_path)
+        rendered(board, tmp_path)
 
 
 def test_missing_templates_or_assets_say_what_to_pass(tmp_path: Path, board: Board) -> None:
     with pytest.raises(BoardConfigError, match="--templates"):
-        render_pages(board, tmp_path / "absent")
+        rendered(board, tmp_path / "absent")
     with pytest.raises(BoardConfigError, match="static/"):
         static_files(tmp_path)
 
@@ -169,10 +174,10 @@ def test_a_fragment_is_made_of_its_own_values_on_every_page(tmp_path: Path, boar
     # Kept by its values: a fragment kept by template alone would show the first run's id on
     # every page.
     theme = _theme(tmp_path, '{{ fragment("piece.html", id=run.artifact_id) }}', "<p>{{ id }}</p>")
-    rendered = render_pages(board, theme)
+    pages = rendered(board, theme)
     assert len(board.runs) > 1
     for run in board.runs:
-        assert rendered[run.path].decode() == f"<p>{run.artifact_id}</p>"
+        assert pages[run.path].decode() == f"<p>{run.artifact_id}</p>"
 
 
 def test_each_run_page_lists_its_own_distributions(board: Board, tree: dict[str, bytes]) -> None:
@@ -197,4 +202,4 @@ def test_a_fragment_that_could_differ_by_page_is_an_error(
 ) -> None:
     theme = _theme(tmp_path, "{{ " + call + " }}", piece)
     with pytest.raises(BoardConfigError, match=rf"template run\.html .*{said}"):
-        render_pages(board, theme)
+        rendered(board, theme)

@@ -7,15 +7,15 @@ from pathlib import Path
 
 from playwright.sync_api import Browser
 
-from memrank.board.site import write
-from tests.board.conftest import PAYLOADS, browse, built, serve
+from memrank.board.folder import write
+from tests.board.conftest import PAYLOADS, browse, built, files_of, serve
 
 
 def test_payloads_in_artifacts_render_as_text_and_run_nothing(
     chromium: Browser, hostile: Path, tmp_path: Path
 ) -> None:
     _, tree = built(hostile)
-    write(tree, tmp_path / "board")
+    write(files_of(tree), tmp_path / "board")
     pages = sorted(path for path in tree if path.endswith(".html"))
     with serve(tmp_path) as base, browse(chromium) as watched:
         page = watched.page
@@ -58,7 +58,7 @@ def test_raw_html_in_a_docs_page_shows_as_text(
         '<img src=x onerror="window.__pwned = 2">\n\n[click](javascript:window.__pwned=3)\n'
     )
     _, tree = built(standard, docs=docs)
-    write(tree, tmp_path / "board")
+    write(files_of(tree), tmp_path / "board")
     with serve(tmp_path) as base, browse(chromium) as watched:
         page = watched.page
         page.goto(base + "board/docs/evil/index.html")

@@ -1,9 +1,10 @@
-"""The site as a tree: identical across builds, swapped in whole, compared file by file."""
+"""The site as files: identical across builds, made and written in shares, swapped in whole,
+compared file by file, and left as it was when a build fails."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +12,13 @@ import numpy as np
 import pytest
 
 from memrank import _forked
-from memrank.board import reading, render, site
-from memrank.board.files import data_files
+from memrank.board import folder, reading
+from memrank.board.folder import Files, differences, write
 from memrank.board.memo import Memo
 from memrank.board.model import Board
-from memrank.board.site import assemble, differences, write
-from memrank.errors import BoardError, OutputUnwritable
-from tests.board.conftest import TEMPLATES, built
+from memrank.board.site import make, site_files
+from memrank.errors import BoardConfigError, BoardError, OutputUnwritable
+from tests.board.conftest import DOCS, TEMPLATES, built, files_of
 
 
 def test_two_builds_of_the_same_artifacts_are_byte_identical(standard: Path) -> None:
@@ -26,47 +27,65 @@ def test_two_builds_of_the_same_artifacts_are_byte_identical(standard: Path) -> 
 
 def test_write_replaces_the_whole_previous_site(tmp_path: Path, tree: dict[str, bytes]) -> None:
     out = tmp_path / "site"
-    write({"manifest.json": b"{}", "stale/index.html": b"old"}, out)
-    write(tree, out)
-    assert differences(tree, out) == []
+    write(files_of({"manifest.json": b"{}", "stale/index.html": b"old"}), out)
+    assert write(files_of(tree), out) == len(tree)
+    assert differences(files_of(tree), out) == []
     assert not (out / "stale").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_the_site_written_is_the_site_in_memory(standard: Path, tmp_path: Path) -> None:
+    made = make(standard, TEMPLATES, DOCS)
+    write(made.files, tmp_path / "site")
+    written = {
+        p.relative_to(tmp_path / "site").as_posix(): p.read_bytes()
+        for p in (tmp_path / "site").rglob("*")
+        if p.is_file()
+    }
+    assert written == made.files.tree()
 
 
 def test_write_refuses_a_folder_it_did_not_build(tmp_path: Path, tree: dict[str, bytes]) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(BoardError, match="not a built board"):
-        write(tree, tmp_path)
+        write(files_of(tree), tmp_path)
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
 def test_differences_name_missing_extra_and_changed_files(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    write({"manifest.json": b"{}", "a.html": b"a", "b.html": b"b"}, out)
+    write(files_of({"manifest.json": b"{}", "a.html": b"a", "b.html": b"b"}), out)
     (out / "c.html").write_text("extra")
-    tree = {"manifest.json": b"{}", "a.html": b"A", "d.html": b"d"}
-    assert differences(tree, out) == [
+    tree = {"manifest.json": b"[]", "a.html": b"A", "d.html": b"d"}
+    assert differences(files_of(tree), out) == [
         "missing: d.html",
         "not built: b.html",
         "not built: c.html",
         "differs: a.html",
+        "differs: manifest.json",
     ]
 
 
-def test_two_parts_wanting_one_path_is_an_error(board: Board) -> None:
+def test_two_parts_wanting_one_path_is_an_error(
+    board: Board, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    theirs = tmp_path / "board.css"
+    theirs.write_bytes(b"x")
+    files = site_files(board, TEMPLATES, {"static/board.css": theirs})
     with pytest.raises(BoardError, match="both want 'static/board.css'"):
-        assemble(board, TEMPLATES, {"static/board.css": b"x"})
+        files.tree()
+    # written as made, the second of the two finds the first in the way: nothing is left
+    with pytest.raises(BoardError, match="both want 'static/board.css'"):
+        write(files, tmp_path / "site")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.css"]
 
 
-def test_pages_rendered_in_forked_shares_are_the_pages_one_process_renders(
+def test_parts_made_in_forked_shares_are_the_files_one_process_makes(
     standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The pages handed out a page at a time to three processes, two of them forked, as a big
-    # board's are: what comes back must be byte for byte what one process renders.
-    monkeypatch.setattr(render, "PAGES_LEAST", 1)
-    monkeypatch.setattr(render, "PAGES_BATCH", 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 3)
-    shares = _splits_counted(monkeypatch, _forked)
+    # The parts handed out one at a time to three processes, two of them forked, as a big
+    # board's are: what comes back must be byte for byte what one process makes.
+    shares = _apart(monkeypatch, cores=3)
     assert built(standard)[1] == tree
     assert shares == [3]
 
@@ -94,76 +113,83 @@ def test_pair_tests_made_in_a_forked_worker_build_the_site_one_process_builds(
     assert len(by) == len({*by.values()}) == 2 and str(os.getpid()) in by.values()
 
 
-def test_data_files_made_in_a_forked_worker_build_the_site_one_process_builds(
-    standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    # The data files made in a forked worker while this process renders the pages, as a big
-    # board's are: the site must be byte for byte one process's.
-    _apart(monkeypatch, site, "DATA_APART_LEAST")
-    made_by = tmp_path / "made-by"
-
-    def recorded(board: Board, memo: Memo) -> dict[str, bytes]:
-        made_by.write_text(str(os.getpid()))  # a worker's memory does not come back; a file does
-        return data_files(board, memo)
-
-    monkeypatch.setattr(site, "data_files", recorded)
-    assert built(standard)[1] == tree
-    assert int(made_by.read_text()) != os.getpid()
-
-
-def test_a_first_build_written_in_forked_shares_is_the_whole_tree(
+def test_a_first_build_written_by_forked_workers_is_the_whole_tree(
     tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A big board's first build writes its files in two processes: every file, each whole.
-    shares = _apart(monkeypatch, site, "WRITE_LEAST")
-    write(tree, tmp_path / "site")
+    # A big board's first build: each process writes the files it makes, each whole.
+    made_by = tmp_path / "made-by"
+    shares = _apart(monkeypatch)
+    parts = [_recorded(part, made_by) for part in files_of(tree).parts]
+    write(Files(parts, files_of(tree).manifest), tmp_path / "site")
     assert shares == [2]
-    assert differences(tree, tmp_path / "site") == []
+    assert len(set(made_by.read_text().split())) == 2
+    assert differences(files_of(tree), tmp_path / "site") == []
 
 
 def test_a_share_that_cannot_be_written_fails_the_whole_first_build(
     tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The name too long sorts last, so the forked worker's share is the one that fails.
-    _apart(monkeypatch, site, "WRITE_LEAST")
+    _apart(monkeypatch)
     broken = {**tree, "zz/" + "x" * 300: b"x"}
     with pytest.raises(OutputUnwritable, match="File name too long"):
-        write(broken, tmp_path / "site")
+        write(files_of(broken), tmp_path / "site")
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_rebuild_rewrites_what_changed_in_shares_and_removes_what_it_emptied(
+@pytest.mark.parametrize("forked", [False, True])
+def test_a_build_that_fails_midway_leaves_the_previous_site_as_it_was(
+    tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    # A theme whose last page is in error, after every other file was made (and, in a
+    # rebuild, each changed one staged beside the old): nothing of it reaches a site.
+    out = tmp_path / "site"
+    write(files_of(tree), out)
+    before = _read(out)
+    if forked:
+        _apart(monkeypatch)
+    changed = files_of({path: content + b" " for path, content in tree.items()})
+
+    def broken() -> dict[str, bytes]:
+        raise BoardConfigError("template run.html (rendering runs/x/index.html): broken")
+
+    failing = Files([*changed.parts, broken], changed.manifest)
+    with pytest.raises(BoardConfigError, match="broken"):
+        write(failing, out)  # a rebuild
+    assert _read(out) == before
+    with pytest.raises(BoardConfigError, match="broken"):
+        write(failing, tmp_path / "first")  # a first build
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def test_a_rebuild_rewrites_what_changed_and_removes_what_it_emptied(
     tmp_path: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "site"
-    write(tree, out)
+    write(files_of(tree), out)
     run = next(path for path in tree if path.startswith("runs/") and path.endswith("index.html"))
-    folder = run.rpartition("/")[0]
-    again = {path: content for path, content in tree.items() if not path.startswith(folder)}
+    gone = run.rpartition("/")[0]
+    again = {path: content for path, content in tree.items() if not path.startswith(gone)}
     changed = next(path for path in again if path.endswith(".html") and path != run)
     again[changed] = b"<p>changed</p>"
     again["new/folder/page.html"] = b"<p>new</p>"
     kept = next(path for path in again if path not in (changed, "manifest.json"))
-    before = (out / kept).stat().st_mtime_ns
+    before = (out / kept).stat().st_ino, (out / kept).stat().st_mtime_ns
     (out / "left-empty").mkdir()
-    shares = _apart(monkeypatch, site, "WRITE_LEAST")
-    write(again, out)
-    assert differences(again, out) == []
-    assert shares == [2]  # the changed page and the new one, a process each
-    assert not (out / folder).exists() and not (out / "left-empty").exists()
-    assert (out / kept).stat().st_mtime_ns == before  # an unchanged file is left alone
+    shares = _apart(monkeypatch)
+    write(files_of(again), out)
+    assert shares == [2]
+    assert differences(files_of(again), out) == []
+    assert not (out / gone).exists() and not (out / "left-empty").exists()
+    assert ((out / kept).stat().st_ino, (out / kept).stat().st_mtime_ns) == before  # left alone
+    assert not list(out.rglob(".*"))  # nothing staged is left beside the files
 
 
-def _apart(monkeypatch: pytest.MonkeyPatch, module: object, least: str) -> list[int]:
-    """Two cores, and ``module``'s fewest items per process (``least``) set to 1: whatever it
-    can split goes in part to a forked worker. The shares each of its ``split`` calls made."""
-    monkeypatch.setattr(module, least, 1)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    return _splits_counted(monkeypatch, module)
-
-
-def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int]:
-    """How many shares each call of ``split``, as ``module`` calls it, made (in order)."""
+def _apart(monkeypatch: pytest.MonkeyPatch, cores: int = 2) -> list[int]:
+    """``cores`` cores, and parts handed out one at a time to as many processes: the shares
+    each ``split`` of the parts made (in order)."""
+    monkeypatch.setattr(folder, "PARTS_LEAST", 1)
+    monkeypatch.setattr(folder, "PARTS_BATCH", 1)
+    monkeypatch.setattr(_forked, "cores", lambda: cores)
     shares: list[int] = []
     split = _forked.split
 
@@ -172,5 +198,21 @@ def _splits_counted(monkeypatch: pytest.MonkeyPatch, module: object) -> list[int
         shares.append(len(made))
         return made
 
-    monkeypatch.setattr(module, "split", counted)
+    monkeypatch.setattr(_forked, "split", counted)
     return shares
+
+
+def _recorded(part: folder.Part, made_by: Path) -> folder.Part:
+    """``part``, noting the process that makes it in ``made_by`` (a worker's memory does not
+    come back; a file does)."""
+
+    def made() -> Mapping[str, bytes]:
+        with made_by.open("a") as pids:
+            pids.write(f"{os.getpid()}\n")
+        return part()
+
+    return made
+
+
+def _read(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}

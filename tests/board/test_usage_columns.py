@@ -16,11 +16,20 @@ from playwright.sync_api import Browser
 
 from memrank.answer.usage import COST, TOKENS
 from memrank.board import build
+from memrank.board.folder import write
 from memrank.board.model import Board
-from memrank.board.site import write
 from memrank.measure import Decider, Value
 from memrank.result import Result
-from tests.board.conftest import Signed, browse, built, notes, serve, sign_artifacts, wheel_run
+from tests.board.conftest import (
+    Signed,
+    browse,
+    built,
+    files_of,
+    notes,
+    serve,
+    sign_artifacts,
+    wheel_run,
+)
 
 WORD, NONE, FULL = "WordOverlapAdapter", "NoContextAdapter", "FullContextAdapter"
 
@@ -89,7 +98,7 @@ def test_a_track_whose_runs_called_no_model_shows_no_usage_columns(
 @pytest.fixture(scope="module")
 def site(made: tuple[Board, dict[str, bytes], Path]) -> Iterator[str]:
     _, tree, folder = made
-    write(tree, folder / "served" / "board")
+    write(files_of(tree), folder / "served" / "board")
     with serve(folder / "served") as base:
         yield base + "board/"
 

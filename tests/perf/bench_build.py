@@ -230,11 +230,12 @@ _CHILD = """
 import resource, sys, time
 from pathlib import Path
 from memrank.board.memo import NO_MEMO, Memo
-from memrank.board.site import make, write
+from memrank.board.folder import write
+from memrank.board.site import make
 start = time.perf_counter()
 memo = Memo.default() if sys.argv[4] == "memo" else NO_MEMO
 made = make(Path(sys.argv[1]), None, Path(sys.argv[3]), memo)
-write(made.tree, Path(sys.argv[2]))
+write(made.files, Path(sys.argv[2]))
 took = time.perf_counter() - start
 # This process's own peak (VmHWM), not the parent it was forked from; and the largest peak of
 # the workers it forked to verify and render in shares (pages shared with it counted again).
