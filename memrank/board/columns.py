@@ -137,14 +137,16 @@ def column_parts(
         }
 
     # A rebuild reads one column and takes the others from the memo meanwhile.
-    readings, parts = read_columns(
+    read, parts = read_columns(
         [(columns[i], placed[i]) for i in unread],
+        lambda at, reading: _read(
+            keys[unread[at]], track, reading, rows, placed[unread[at]], identities, memo
+        ),
         memo,
         alongside=remembered if len(unread) < len(columns) else None,
     )
     made = parts or {}
-    for i, reading in zip(unread, readings, strict=True):
-        made[i] = _read(keys[i], track, reading, rows, placed[i], identities, memo)
+    made.update(zip(unread, read, strict=True))
     return [made[i] for i in range(len(columns))]
 
 

@@ -47,6 +47,7 @@ __all__ = [
 
 UNCATEGORISED = "uncategorised"
 Alongside = TypeVar("Alongside")
+Made = TypeVar("Made")
 
 
 @dataclass(frozen=True)
@@ -97,22 +98,25 @@ def read_column(
 ) -> ColumnReading:
     """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None).
     ``memo`` may hold the all-pairs matrices of the same signed scores from an earlier build."""
-    return read_columns([(column, placed)], memo)[0][0]
+    return read_columns([(column, placed)], lambda _, reading: reading, memo)[0][0]
 
 
 def read_columns(
     wanted: Sequence[tuple[Column, Sequence[VerifiedRun | None]]],
+    then: Callable[[int, ColumnReading], Made],
     memo: Memo = NO_MEMO,
     alongside: Callable[[], Alongside] | None = None,
-) -> tuple[list[ColumnReading], Alongside | None]:
-    """``read_column`` of each (column, placed), and what ``alongside()`` gives (None when not
-    given): the caller's other work, done here while the tests run.
+) -> tuple[list[Made], Alongside | None]:
+    """``then(i, read_column(...))`` of each (column, placed) of ``wanted`` (``i`` its
+    place there), and what ``alongside()`` gives (None when not given): the caller's other
+    work, done here while the tests run.
 
     The pair tests, most of a large column's work, are the one part that needs no Python
     object of a run: on a large board, the first half of the columns' tests run in a forked
     worker, which reads only their task matrices, while this process works out every column's
-    means, ``alongside`` and the other half's tests. A column whose pairs the memo mostly
-    holds (``memrank.board.pair_memo``) is tested here, and so is one column with nothing
+    means, ``alongside``, the other half's tests and what ``then`` makes of those, before it
+    waits for the worker. A column whose pairs the memo mostly holds
+    (``memrank.board.pair_memo``) is tested here, and so is one column with nothing
     alongside: its means take a fraction of its tests, and a fork would only wait."""
     tables = [_table(column, placed) for column, placed in wanted]
     kept = [
@@ -127,16 +131,18 @@ def read_columns(
     held = sum(len(tables[i].runs) for i in costly)
     worth = held >= PAIRS_APART_LEAST and (len(costly) > 1 or alongside is not None)
     apart = costly[: (len(costly) + 1) // 2] if worth else []
+    made: dict[int, Made] = {}
     with meanwhile(
         lambda: [_tested(tables[i], kept[i], memo) for i in apart], apart=bool(apart)
     ) as theirs:
         measured = [_measured(table) for table in tables]
         beside = alongside() if alongside is not None else None
-        tested = {
-            i: _tested(table, kept[i], memo) for i, table in enumerate(tables) if i not in apart
-        }
-        tested.update(zip(apart, theirs(), strict=True))
-    return [_reading(table, measured[i], tested[i]) for i, table in enumerate(tables)], beside
+        for i, table in enumerate(tables):
+            if i not in apart:
+                made[i] = then(i, _reading(table, measured[i], _tested(table, kept[i], memo)))
+        for i, tested in zip(apart, theirs(), strict=True):
+            made[i] = then(i, _reading(tables[i], measured[i], tested))
+    return [made[i] for i in range(len(tables))], beside
 
 
 _FEW_UNTESTED = 10
