@@ -25,7 +25,7 @@ from memrank.board.lookalikes import look_alikes
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
 from memrank.board.overall import overall_of
-from memrank.board.pages import histories, run_link, run_page, version_shown
+from memrank.board.pages import RunLinks, histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
 from memrank.errors import BoardConfigError
 from memrank.provenance import Evidence
@@ -50,6 +50,7 @@ def build_board(
     the results store is known to hold (only those are linked); ``field`` is the page of the
     field's published numbers, shown beside the board as it is."""
     identities = identities or {}
+    links = RunLinks(identities)
     runs = sorted(runs, key=lambda run: run.artifact_id)
     superseded = {
         run.predicate.supersedes: run.artifact_id for run in runs if run.predicate.supersedes
@@ -62,7 +63,7 @@ def build_board(
     tracks, evaluations = [], []
     shown: dict[str, Shown] = {}
     for name, track in config.tracks.items():
-        built = _track(name, track, current, identities, memo)
+        built = _track(name, track, current, links, memo)
         tracks.append(built.track)
         evaluations += built.evaluations
         notes.update(built.notes)
@@ -89,7 +90,7 @@ def build_board(
         tracks=tuple(tracks),
         runs=pages,
         evaluations=tuple(evaluations),
-        changes=changes(runs, identities),
+        changes=changes(runs, links),
         unlisted=tuple(
             run_link(run, identities, note=notes[run.artifact_id])
             for run in runs
@@ -98,7 +99,7 @@ def build_board(
         docs=docs,
         trust=trust,
         roots=root_history(roots),
-        histories=histories(pages, [run_link(run, identities) for run in runs]),
+        histories=histories(pages, [links(run) for run in runs]),
         field=field,
     )
 
@@ -142,7 +143,7 @@ def _track(
     name: str,
     track: TrackConfig,
     runs: Sequence[VerifiedRun],
-    identities: Mapping[str, Identity],
+    links: RunLinks,
     memo: Memo,
 ) -> _Built:
     """The track's table, its evaluation pages, and a note for each run the table leaves out."""
@@ -154,7 +155,7 @@ def _track(
         track.columns,
         rows_named,
         [[placed[key].get(column.evaluation) for key in keys] for column in track.columns],
-        identities,
+        links,
         memo,
     )
     cells = [part.cells for part in parts]
@@ -166,7 +167,7 @@ def _track(
     for position, key in enumerate(keys):
         first = next(iter(placed[key].values()))
         rank_cell = cells[ranked_by][position] if ranked_by is not None else None
-        identity = identities.get(key[0])
+        identity = links.identities.get(key[0])
         measured = placed[key].get(ranking.evaluation if ranking else "", first)
         rows.append(
             Row(
@@ -192,7 +193,7 @@ def _track(
     standings = [_standing(part.cells, part.column, rows) for part in parts]
     order = standings[ranked_by] if ranked_by is not None else _standing(None, None, rows)
     evaluations = [
-        evaluation_of(name, part, standing, identities, memo)
+        evaluation_of(name, part, standing, links, memo)
         for part, standing in zip(parts, standings, strict=True)
         if part.has_runs
     ]

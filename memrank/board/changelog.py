@@ -8,15 +8,15 @@ artifacts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from xml.sax.saxutils import escape, quoteattr
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
-from memrank.board.model import Board, Identity
-from memrank.board.pages import run_link
+from memrank.board.model import Board
+from memrank.board.pages import RunLinks
 from memrank.board.record import Change, RootVersion, Words
 from memrank.board.text import visible
 
@@ -27,15 +27,13 @@ FEED_ENTRIES = 100
 them all."""
 
 
-def changes(
-    runs: Sequence[VerifiedRun], identities: Mapping[str, Identity] | None = None
-) -> tuple[Change, ...]:
+def changes(runs: Sequence[VerifiedRun], links: RunLinks) -> tuple[Change, ...]:
     """One line per run added and one per run it corrects, newest first; each system by its
     display name where the systems file gives one (its signed class name otherwise)."""
     found = []
     for run in runs:
         p = run.predicate
-        link = run_link(run, identities or {})
+        link = links(run)
         what = (
             f"{link.display} ({link.version_shown}) on {p.evaluation.name} {p.evaluation.version}"
         )

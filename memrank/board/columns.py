@@ -22,6 +22,7 @@ from memrank.board.config import Column
 from memrank.board.memo import Memo, key, pack_files, unpack_files
 from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink
 from memrank.board.notes import budget_note
+from memrank.board.pages import RunLinks
 from memrank.board.reading import ColumnReading, read_column, read_columns
 
 __all__ = ["ColumnPart", "column_parts", "evaluation_of"]
@@ -116,14 +117,14 @@ def column_parts(
     columns: Sequence[Column],
     rows: Sequence[str],
     placed: Sequence[Sequence[VerifiedRun | None]],
-    identities: Mapping[str, Identity],
+    links: RunLinks,
     memo: Memo,
 ) -> list[ColumnPart]:
     """The part of each of ``columns`` of ``track``; ``rows`` are the track's row keys,
     ``placed`` each column's run by row. A column the memo holds is taken from it; the others
     are read together (``read_columns``: a large board tests their pairs side by side)."""
     keys = [
-        _key(track, column, rows, runs, identities, memo)
+        _key(track, column, rows, runs, links.identities, memo)
         for column, runs in zip(columns, placed, strict=True)
     ]
     found = [memo.get(entry) for entry in keys]
@@ -140,7 +141,7 @@ def column_parts(
     read, parts = read_columns(
         [(columns[i], placed[i]) for i in unread],
         lambda at, reading: _read(
-            keys[unread[at]], track, reading, rows, placed[unread[at]], identities, memo
+            keys[unread[at]], track, reading, rows, placed[unread[at]], links, memo
         ),
         memo,
         alongside=remembered if len(unread) < len(columns) else None,
@@ -197,7 +198,7 @@ def _read(
     reading: ColumnReading,
     rows: Sequence[str],
     placed: Sequence[VerifiedRun | None],
-    identities: Mapping[str, Identity],
+    links: RunLinks,
     memo: Memo,
 ) -> ColumnPart:
     """The part made of this build's reading of the column (kept in the memo for the next)."""
@@ -209,7 +210,7 @@ def _read(
         cells=tuple(cells),
         shown={
             artifact: replace(shown, source=key)
-            for artifact, shown in shown_in(reading, cells, identities, track).items()
+            for artifact, shown in shown_in(reading, cells, links, track).items()
         },
         notice=reading.notice,
         has_runs=bool(reading.runs),
@@ -224,7 +225,7 @@ def evaluation_of(
     track: str,
     part: ColumnPart,
     order: Sequence[int],
-    identities: Mapping[str, Identity],
+    links: RunLinks,
     memo: Memo,
 ) -> EvaluationPage:
     """The column's evaluation page, its runs in ``order`` (row positions, best first)."""
@@ -238,7 +239,7 @@ def evaluation_of(
         found = memo.get(entry)
         if found is not None:
             return _unpacked(found)
-    page = evaluation_page(track, _reading(part, memo), part.cells, order, identities, made_from)
+    page = evaluation_page(track, _reading(part, memo), part.cells, order, links, made_from)
     if memo.active:  # nothing to keep it for otherwise: spare packing 16 MB
         memo.put(entry, _packed(page))
     return page

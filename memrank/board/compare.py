@@ -7,7 +7,7 @@ run page's comparison table and the compare-two data are rows of its matrices.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,12 +19,11 @@ from memrank.board.model import (
     Cell,
     Comparison,
     EvaluationPage,
-    Identity,
     Rank,
     RunLink,
     Undecided,
 )
-from memrank.board.pages import run_link, undecided_of
+from memrank.board.pages import RunLinks, undecided_of
 from memrank.board.reading import ColumnReading, Headline
 from memrank.stats import LEVEL
 
@@ -75,7 +74,7 @@ def evaluation_page(
     reading: ColumnReading,
     cells: Sequence[Cell | None],
     order: Sequence[int],
-    identities: Mapping[str, Identity],
+    links: RunLinks,
     made_from: str,
 ) -> EvaluationPage:
     """The column's page: its ranked runs best first, per category, with the pair matrices;
@@ -100,7 +99,7 @@ def evaluation_page(
         path=urls.evaluation(track, column.evaluation),
         track=track,
         column=column,
-        rows=tuple(run_link(reading.runs[i], identities) for i in shown),
+        rows=tuple(links(reading.runs[i]) for i in shown),
         cells=tuple(c for c in (cells[reading.positions[i]] for i in shown) if c is not None),
         categories=reading.categories,
         category_tasks=reading.category_tasks,
@@ -122,23 +121,23 @@ def evaluation_page(
 def shown_in(
     reading: ColumnReading,
     cells: Sequence[Cell | None],
-    identities: Mapping[str, Identity],
+    links: RunLinks,
     track: str,
 ) -> dict[str, Shown]:
     """What each run of ``reading`` shows on its page, by artifact id."""
-    links = [run_link(run, identities) for run in reading.runs]
+    linked = [links(run) for run in reading.runs]
     page = urls.evaluation(track, reading.column.evaluation)
     higher = reading.column.direction is Direction.HIGHER
     # The ranked runs best first (then by link), once: every run page lists its others in it.
     standing = np.array(
         sorted(
             range(len(reading.ranked)),
-            key=lambda m: (_signed_value(reading, m, higher), links[reading.ranked[m]].path),
+            key=lambda m: (_signed_value(reading, m, higher), linked[reading.ranked[m]].path),
         ),
         dtype=np.intp,
     )
     slots = {index: k for k, index in enumerate(reading.ranked)}
-    listed = _listed(reading, links, standing)
+    listed = _listed(reading, linked, standing)
     shown = {}
     for index, run in enumerate(reading.runs):
         cell = cells[reading.positions[index]]

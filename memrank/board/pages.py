@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXAMPLES",
+    "RunLinks",
     "downloads",
     "histories",
     "run_link",
@@ -156,6 +157,22 @@ def run_link(run: VerifiedRun, identities: Mapping[str, Identity], *, note: str 
         note=note,
         control=identity.control if identity else False,
     )
+
+
+class RunLinks:
+    """``run_link`` of each run, made once a build: a run is pointed at from its column's run
+    pages, its evaluation page, the changelog and its system's history."""
+
+    def __init__(self, identities: Mapping[str, Identity]) -> None:
+        self.identities = identities
+        """Who each system is, by signed name (artifacts/systems.toml)."""
+        self._made: dict[str, RunLink] = {}
+
+    def __call__(self, run: VerifiedRun) -> RunLink:
+        found = self._made.get(run.artifact_id)
+        if found is None:
+            found = self._made[run.artifact_id] = run_link(run, self.identities)
+        return found
 
 
 def undecided_of(run: VerifiedRun) -> tuple[Undecided, ...]:

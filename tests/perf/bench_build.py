@@ -100,6 +100,7 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -235,13 +236,14 @@ from memrank.board.site import make
 start = time.perf_counter()
 memo = Memo.default() if sys.argv[4] == "memo" else NO_MEMO
 made = make(Path(sys.argv[1]), None, Path(sys.argv[3]), memo)
+board = time.perf_counter() - start
 write(made.files, Path(sys.argv[2]))
 took = time.perf_counter() - start
 # This process's own peak (VmHWM), not the parent it was forked from; and the largest peak of
 # the workers it forked to verify and render in shares (pages shared with it counted again).
 peak = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]
 workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(took, int(peak) / 1024, workers / 1024)
+print(took, board, int(peak) / 1024, workers / 1024)
 """
 
 
@@ -252,9 +254,21 @@ def settled() -> None:
     os.sync()
 
 
-def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, float, float]:
-    """One whole build in a fresh process: (seconds, peak RSS in MB, its forked workers'
-    largest peak RSS in MB); with the build memo in ``memo`` when given, else without one."""
+class Built(NamedTuple):
+    """One whole build, timed in the process that built."""
+
+    seconds: float
+    board: float
+    """Of ``seconds``, the verify and the Board (``make``); the rest made and wrote the files."""
+    rss: float
+    """Peak RSS in MB."""
+    workers: float
+    """Its forked workers' largest peak RSS in MB."""
+
+
+def build(artifacts: Path, out: Path, memo: Path | None = None) -> Built:
+    """One whole build in a fresh process; with the build memo in ``memo`` when given, else
+    without one."""
     settled()
     process = subprocess.Popen(
         [
@@ -272,8 +286,7 @@ def build(artifacts: Path, out: Path, memo: Path | None = None) -> tuple[float, 
     )
     output, _ = process.communicate(timeout=3600)
     assert process.returncode == 0, f"build failed with status {process.returncode}"
-    seconds, peak, workers = output.decode().strip().splitlines()[-1].split()
-    return float(seconds), float(peak), float(workers)
+    return Built(*map(float, output.decode().strip().splitlines()[-1].split()))
 
 
 MEMRANK = Path(sys.executable).parent / "memrank"
@@ -368,6 +381,16 @@ def subset(full: Path, folder: Path, systems: int, largest: int) -> Path:
     return artifacts
 
 
+def _turns(verifies: list[float], tries: list[Built]) -> str:
+    """Each verify and the build after it: a busy spell of the machine shows in both, a slow
+    file system in the build's files alone."""
+    return "; ".join(
+        f"{verified:.2f} | {built.seconds:.2f} s (verify and board {built.board:.2f}, files "
+        f"{built.seconds - built.board:.2f})"
+        for verified, built in zip(verifies, tries, strict=True)
+    )
+
+
 def main(sizes: list[int]) -> None:
     started = time.perf_counter()
     largest = max(sizes)
@@ -417,9 +440,9 @@ def main(sizes: list[int]) -> None:
                 verifies.append(verify_seconds(artifacts))
                 tries.append(build(artifacts, folder / f"site-{n}"))
             verified = min(verifies)
-            seconds = min(seconds for seconds, _, _ in tries)
-            rss = max(rss for _, rss, _ in tries)
-            workers = max(workers for _, _, workers in tries)
+            seconds = min(built.seconds for built in tries)
+            rss = max(built.rss for built in tries)
+            workers = max(built.workers for built in tries)
             out = folder / "site-0"
             files, size = site_size(out)
             rows.append((systems, seconds, rss, files, size))
@@ -430,6 +453,7 @@ def main(sizes: list[int]) -> None:
                 "verify)",
                 flush=True,
             )
+            print(f"     in turns, verify | build: {_turns(verifies, tries)}", flush=True)
         # One run more on the largest board: the rebuild against a verify of the same folder.
         # The memo is filled by a build of the board as it was (the maintainer's last build).
         memo, kept_memo, kept_site = (Path(root) / name for name in ("memo", "memo0", "site0"))
@@ -465,8 +489,8 @@ def main(sizes: list[int]) -> None:
             for _ in range(3):
                 verifies.append(verify_seconds(artifacts))
                 restored()
-                tries.append(build(artifacts, out, memo)[0])
-            verified, again = min(verifies), min(tries)
+                tries.append(build(artifacts, out, memo))
+            verified, again = min(verifies), min(built.seconds for built in tries)
             # The same as a user times it: the two commands, each a fresh process, in turns.
             verify_commands, site_command = [], []
             for _ in range(3):
@@ -486,7 +510,7 @@ def main(sizes: list[int]) -> None:
                 )
             verify_command = min(verify_commands)
             cold = Path(root) / "cold"
-            afresh = build(artifacts, cold)[0]
+            afresh = build(artifacts, cold).seconds
             same = site_size(out) == site_size(cold) and all(
                 (out / p.relative_to(cold)).read_bytes() == p.read_bytes()
                 for p in cold.rglob("*")
@@ -497,6 +521,7 @@ def main(sizes: list[int]) -> None:
                 f"without), verify {verified:5.2f} s, ratio {again / verified:4.2f}x (target "
                 f"<= 1.5x); the site {'is' if same else 'is NOT'} byte-identical to a cold build"
             )
+            print(f"     in turns, verify | rebuild: {_turns(verifies, tries)}")
             print(
                 f"     as commands: `memrank build-site` {min(site_command):.2f} s, `memrank "
                 f"verify` {verify_command:.2f} s, ratio {min(site_command) / verify_command:4.2f}x"
