@@ -15,7 +15,8 @@ made, those are renamed over the old ones (a reader never sees half a file), wha
 no longer holds is deleted, and manifest.json is written last. If the renames are stopped
 midway, the manifest still names the old files and ``memrank build-site --check`` reports the
 difference until the next build. A folder is only ever touched when it is empty or a previous
-build made it (it holds manifest.json).
+build made it (it holds manifest.json). ``differences`` makes the same files the same way and
+compares each with the folder's, writing nothing.
 """
 
 from __future__ import annotations

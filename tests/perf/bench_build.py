@@ -22,7 +22,8 @@ as a user times it: `memrank build-site` against `memrank verify`, each a fresh 
 are timed cold (no memo).
 
 Last measured (issue 29) on three 2-core machines, one BLAS thread, each figure the fastest of
-three tries. Ratios are the build's time over a verify of the same folder:
+three tries (five from the last row on). Ratios are the build's time over a verify of the
+same folder:
 
   machine, code                      1000 x 3 cold      rebuild, one run added   200 x 3
   A, shared (issue 29's first       1.92x / 2.21x      1.49x / 1.26x            1.59x / 1.78x
@@ -34,33 +35,41 @@ three tries. Ratios are the build's time over a verify of the same folder:
     of half the columns in a worker  runs (8.4-9.3 s,   (as commands
     reading only matrices; run pages verify 3.7-5.1 s)  1.50-1.56x)
     0.389 ms)
-  C, this code (see below)           2.21-2.75x in 6    1.45-1.68x               2.46-2.98x
-                                     runs (8.4-10.0 s,  (as commands
-                                     verify 3.5-4.0 s)  1.40-1.62x)
+  C, the rebuild's pairs from the    2.21-2.75x in 7    1.45-1.68x               2.46-2.98x
+    memo                             runs (8.2-10.0 s,  (as commands
+                                     verify 3.4-4.0 s)  1.40-1.62x)
+  C, this code: each process writes  1.95, 2.00, 2.12,  1.15-1.40x               2.34x
+    the files it makes, sends back   2.25, 2.32, 2.50x  (as commands
+    only their sha256 (see below)    (6.3-8.8 s, verify 1.11-1.26x)
+                                     3.0-3.7 s)
 
-On every machine: the cold build within 20 s, peak RSS 854-858 MB (a worker's, 807-833 MB, counts
-the pages it shares with the build again), growth exponents from 200 to 1,000 of 0.91-1.03 in time
-and 1.08 in bytes, and every rebuild's site byte-identical to a cold build. Not met: the cold
-build within 2x the verify (met in one run of two on A, in no run on B, in 2 of 5 on C at the
-earlier stop and in none of 6 with this code), and the rebuild within 1.5x (in 3 runs of 6 on C).
+On every machine: the cold build within 20 s, peak RSS within 1 GB (762 MB with this code, a
+worker's 731 MB counting the pages it shares with the build again; 854-858 MB before), growth
+exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
+byte-identical to a cold build. With this code the rebuild is within 1.5x in every run. Not met
+in every run: the cold build within 2x the verify (with this code in 2 runs of 6, one of them at
+2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier stop).
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
 file reads, the build's own stages mostly Python and numpy, and on C, whose verify is quickest
 against the rest, every ratio is highest. Between two tries of the same code on C a stage's wall
-time, and even its CPU time, moves by 10-20%, and creating a file costs 30 to 700 us from one
-minute to the next (the bench prints it): a cold build creates some 7,000 files and folders at
-1,000 x 3 and a verify none.
+time, and even its CPU time, moves by 10-20%, and creating a file costs 25 to 700 us from one
+minute to the next (the bench prints it): a cold build creates some 7,000 files and 4,000
+folders at 1,000 x 3 and a verify none. The bench prints each try split into verify and board,
+and files: with this code the files took 1.9-2.3 s in a run whose file probe read 605 us and
+2.6-2.8 s in one that read 232 us, for the same work.
 
-Where a 1000 x 3 cold build went on C, stage by stage: verify 3.6-4.0 s; docs 0.13 s; the board
-1.6-2.1 s (the three columns' task matrices 0.2 s, then in a forked worker the pair tests of two
-while this process works out every column's means and tests the third, 0.9-1.2 s, then cells,
-run pages' lists and evaluation pages 0.7-0.8 s in one process); pages and data files 1.6-2.0 s
-(run pages 1.4 CPU-s of 2.2 in all, half of it their comparisons table; a second process saves
-only a third, as its copy-on-write page faults cost 0.45 CPU-s); writing 0.4-0.9 s. The rebuild
-after one added run: verify 1.3 s (signatures and digests; the scores files' checks known good),
-the board 1.4 s (the grown column read again, its new run's 1,000 pairs tested, the other columns
-taken from the memo), pages 1.2-2.0 s (that column's 1,000 run pages and every system's history
-page show a rank "of N", so they change), writing 0.45 s and more.
+Where a 1000 x 3 cold build goes on C with this code, stage by stage: verify 3.0-4.0 s; docs 0.1
+s; the board 1.5-2.0 s (the three columns' task matrices 0.2 s, then in a forked worker the pair
+tests of two while this process works out every column's means, tests the third and works out
+its cells and run pages' lists, 0.9-1.1 s, then the worker's columns' cells and lists,
+evaluation pages and the rest, 0.5 s in one process; dropping the parsed runs before the files
+are made costs 0.15 s more); the files 1.5-2.8 s for 2.9-3.9 CPU-s in two processes (run pages
+1.4 CPU-s, of which their comparisons tables 0.6; every file's and folder's creation, in the
+kernel, most of the rest). The rebuild after one added run: verify and board 2.7-3.1 s (the grown
+column read again, its new run's 1,000 pairs tested, the other columns taken from the memo),
+files 1.4-1.9 s (that column's 1,000 run pages and every system's history page show a rank "of
+N", so they change; every other file is read and compared where it is made).
 
 How it got here, on A: 585 s before issue 29's scale work (a Python float per pair); 54.6 s with
 the pair matrices as arrays; 26.7 s with the scores checks made two byte scans, the task lists
@@ -71,17 +80,24 @@ column alone, 9.1-10.0 s with its changed files written in shares. Then on C: th
 scores files parsed with each evaluation's tasks object read once (0.31 -> 0.16 ms a run); the
 compare-two pairs in 88 files a column, not 999; a column's pairs kept in the memo by the scores
 digest of each row, so a rebuild tests only the new run's pairs, in the building process; a
-column's run-page lists worked out for the whole column at once (0.29 -> 0.23 s).
-
-Cold builds of the last stop's code and of this code, taken in turns on C (four each): 8.52-10.33
-s and 8.18-10.70 s, no difference the machine lets show; this stop's gains are in the rebuild and
-in the stages timed on their own.
+column's run-page lists worked out for the whole column at once (0.29 -> 0.23 s). Then each
+process that makes a part of the site writing its files, never sending their bytes back (135 MB
+at 1,000 x 3, pickled, piped and held again before a byte was written): the pages and data files
+and their writing, 2.8-2.9 s before, 1.65-1.96 s after in the same minutes; the cold build 8.2 ->
+6.3-7.1 s in quiet spells, the rebuild ratio 1.55x -> 1.15-1.23x, peak RSS 860 -> 762 MB. Then the
+building process working out its own column while the worker tests the other two, and each
+run's link made once a build, not once per page that points at it (the board stage, taken in
+turns: 1.55-2.09 s before, 1.52-1.87 s after).
 
 Tried and taken back: the pair tests of each column in a worker of its own (a fork of the 800 MB
 build costs about half a CPU-second in copy-on-write faults); the theme compiled before the page
 worker forks; three column workers; fewer bytes written (a byte costs next to nothing, a file
 much); numbers and p values marked safe HTML before the template sees them (no faster); glibc's
-allocator told to keep freed memory (a third fewer page faults in the board stage, no faster).
+allocator told to keep freed memory (a third fewer page faults in the board stage, no faster);
+the run's envelopes written by a worker forked while the Board is built, to use the core the
+board stage leaves idle (the building process then copy-on-write faults on every page it
+touches: 55,000 more faults, and its board stage 0.4-0.5 s slower); run-page filters made
+trivial, to see what the comparisons table's formatting costs (0.14 s of 1.4 at most).
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
