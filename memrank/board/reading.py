@@ -107,17 +107,15 @@ def read_columns(
     memo: Memo = NO_MEMO,
     alongside: Callable[[], Alongside] | None = None,
 ) -> tuple[list[Made], Alongside | None]:
-    """``then(i, read_column(...))`` of each (column, placed) of ``wanted`` (``i`` its
-    place there), and what ``alongside()`` gives (None when not given): the caller's other
-    work, done here while the tests run.
+    """``then(i, read_column(...))`` of the ``i``-th (column, placed) of ``wanted``, and what
+    ``alongside()`` (the caller's other work) gives, or None.
 
-    The pair tests, most of a large column's work, are the one part that needs no Python
-    object of a run: on a large board, the first half of the columns' tests run in a forked
-    worker, which reads only their task matrices, while this process works out every column's
-    means, ``alongside``, the other half's tests and what ``then`` makes of those, before it
-    waits for the worker. A column whose pairs the memo mostly holds
-    (``memrank.board.pair_memo``) is tested here, and so is one column with nothing
-    alongside: its means take a fraction of its tests, and a fork would only wait."""
+    The pair tests, most of a large column's work, need no Python object of a run: on a large
+    board, the first half of the columns' tests run in a forked worker reading only their task
+    matrices, while this process works out every column's means, ``alongside``, the other
+    half's tests and what ``then`` makes of those, and only then waits. A column whose pairs
+    the memo mostly holds (``memrank.board.pair_memo``) is tested here, and so is a lone column
+    with nothing alongside: a fork would only wait."""
     tables = [_table(column, placed) for column, placed in wanted]
     kept = [
         kept_pairs(memo, table.column, table.binary, table.task_ids, table.clusters)
