@@ -38,16 +38,16 @@ same folder:
   C, the rebuild's pairs from the    2.21-2.75x in 7    1.45-1.68x               2.46-2.98x
     memo                             runs (8.2-10.0 s,  (as commands
                                      verify 3.4-4.0 s)  1.40-1.62x)
-  C, this code: each process writes  1.95, 2.00, 2.12,  1.15-1.40x               2.34x
-    the files it makes, sends back   2.25, 2.32, 2.50x  (as commands
-    only their sha256 (see below)    (6.3-8.8 s, verify 1.11-1.26x)
-                                     3.0-3.7 s)
+  C, this code: each process writes  1.95, 2.00, 2.05,  1.15-1.40x               2.34x
+    the files it makes, sends back   2.12, 2.25, 2.32,  (as commands
+    only their sha256 (see below)    2.50x (6.3-8.8 s,  1.11-1.26x)
+                                     verify 3.0-3.7 s)
 
 On every machine: the cold build within 20 s, peak RSS within 1 GB (762 MB with this code, a
 worker's 731 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. With this code the rebuild is within 1.5x in every run. Not met
-in every run: the cold build within 2x the verify (with this code in 2 runs of 6, one of them at
+in every run: the cold build within 2x the verify (with this code in 2 runs of 7, one of them at
 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier stop).
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
