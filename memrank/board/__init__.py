@@ -3,8 +3,8 @@
 One direction of flow, a module per step: ``load`` reads board.toml, systems.toml
 (``identity``) and field.toml (``field``: the field's published numbers, shown beside the
 board, never ranked) and verifies every envelope against the trust root; ``build`` turns the
-verified runs into the typed ``model.Board``: ``reading`` reads each column's scores once (means, intervals, the all-pairs
-test, categories), ``compare`` turns that into cells, comparisons and evaluation pages,
+verified runs into the typed ``model.Board``: ``reading`` reads each column's scores once, laid out
+by ``tables`` (means, intervals, the all-pairs test, categories), ``compare`` turns that into cells, comparisons and evaluation pages,
 ``pages`` into run pages, ``changelog`` into the board's history (``roots``: the trust root's
 versions, from the verified chain). ``docs`` renders docs/*.md;
 ``render`` lays the Board out with the templates (``text`` keeps artifact text visible and

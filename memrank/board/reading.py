@@ -1,5 +1,5 @@
 """One evaluation column of a track read as a whole: every shown run's score column aligned by
-task, each cell's mean and 95% interval, the all-pairs test that ranks the rows, and the same
+task (``memrank.board.tables``), each cell's mean and 95% interval, the all-pairs test that ranks the rows, and the same
 per category.
 
 Everything comes from the verified scores files (one column of numbers per measure, with each
@@ -10,28 +10,26 @@ cost grows with the rows' task columns, not with a page per pair.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TypeVar
 
 import numpy as np
 
 from memrank._forked import meanwhile
-from memrank.artifacts import Scores, VerifiedRun
+from memrank.artifacts import VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
 from memrank.board.pair_memo import PairsKept, kept_pairs, tested_pairs
+from memrank.board.tables import UNCATEGORISED, TaskTable, table_of
 from memrank.board.text import category_order
 from memrank.measure import Decider, Value
-from memrank.measures.kinds import declared_binary, declared_range
+from memrank.measures.kinds import declared_range
 from memrank.stats import (
     FEW_CLUSTERS,
     MeanInterval,
     RankRange,
-    cluster_codes,
     mean_intervals,
     tie_aware_ranks,
 )
@@ -40,12 +38,10 @@ __all__ = [
     "PAIRS_APART_LEAST",
     "ColumnReading",
     "Headline",
-    "UNCATEGORISED",
     "read_column",
     "read_columns",
 ]
 
-UNCATEGORISED = "uncategorised"
 Alongside = TypeVar("Alongside")
 Made = TypeVar("Made")
 
@@ -116,7 +112,7 @@ def read_columns(
     half's tests and what ``then`` makes of those, and only then waits. A column whose pairs
     the memo mostly holds (``memrank.board.pair_memo``) is tested here, and so is a lone column
     with nothing alongside: a fork would only wait."""
-    tables = [_table(column, placed) for column, placed in wanted]
+    tables = [table_of(column, placed) for column, placed in wanted]
     kept = [
         kept_pairs(memo, table.column, table.binary, table.task_ids, table.clusters)
         for table in tables
@@ -148,73 +144,6 @@ _FEW_UNTESTED = 10
 
 
 @dataclass(frozen=True)
-class _Table:
-    """A column's runs and their values side by side: runs x tasks, NaN where undecided."""
-
-    column: Column
-    positions: tuple[int, ...]
-    runs: tuple[VerifiedRun, ...]
-    scores: list[Scores]
-    task_ids: list[str]
-    clusters: np.ndarray
-    categories: list[str]
-    matrix: np.ndarray
-    deciders: dict[int, Decider]
-    """By row, who decided the measure: the rows whose scores carry it."""
-    decided: list[int]
-    """The rows that decided at least one task: those the pair tests rank."""
-    binary: bool
-    """Whether every run's evaluation declares the measure binary: the measure's declared
-    type chooses the test, never the values it happened to take."""
-
-    @cached_property
-    def digests(self) -> list[str]:
-        """The scores digest of each decided row: what its task values are a function of."""
-        return [self.runs[row].statement.scores_subject.digest.sha256 for row in self.decided]
-
-    def undecided(self, row: int, mask: np.ndarray) -> str:
-        """Why none of the row's tasks in ``mask`` has a value: the reasons its scores give."""
-        score = self.scores[row]
-        wanted = {self.task_ids[i] for i in np.flatnonzero(mask)}
-        found = score.measures[self.column.measure].why.items()
-        return _reasons(Counter(why for i, why in found if score.task_ids[i] in wanted))
-
-
-def _table(column: Column, placed: Sequence[VerifiedRun | None]) -> _Table:
-    positions = tuple(i for i, run in enumerate(placed) if run is not None)
-    runs = tuple(run for run in placed if run is not None)
-    scores = [run.scores for run in runs]
-    task_ids, clusters, categories = _tasks(scores)
-    index = {task: i for i, task in enumerate(task_ids)}
-    matrix = np.full((len(runs), len(task_ids)), np.nan)
-    carried = []
-    for row, score in enumerate(scores):
-        found = score.measures.get(column.measure)
-        if found is None:
-            continue
-        carried.append(row)
-        # None (undecided) becomes NaN; runs of one evaluation mostly list tasks in one order
-        values = np.array(found.values, dtype=float)
-        if score.task_ids == task_ids:
-            matrix[row] = values
-        else:
-            matrix[row, [index[t] for t in score.task_ids]] = values
-    return _Table(
-        column=column,
-        positions=positions,
-        runs=runs,
-        scores=scores,
-        task_ids=task_ids,
-        clusters=clusters,
-        categories=categories,
-        matrix=matrix,
-        deciders={row: Decider(scores[row].measures[column.measure].decider) for row in carried},
-        decided=[row for row in carried if not np.all(np.isnan(matrix[row]))],
-        binary=all(column.measure in declared_binary(run.predicate.evaluation) for run in runs),
-    )
-
-
-@dataclass(frozen=True)
 class _Measured:
     """What a column's means give: each run's headline, and per category."""
 
@@ -226,7 +155,7 @@ class _Measured:
     by_category: tuple[tuple[Headline | None, ...], ...]
 
 
-def _measured(table: _Table) -> _Measured:
+def _measured(table: TaskTable) -> _Measured:
     column, matrix, clusters = table.column, table.matrix, table.clusters
     everything = np.ones(len(table.task_ids), dtype=bool)
     whole = _means(column.measure, table.deciders, matrix, clusters, everything, table.undecided)
@@ -249,7 +178,7 @@ def _measured(table: _Table) -> _Measured:
 
 
 def _reading(
-    table: _Table, measured: _Measured, tested: tuple[np.ndarray, np.ndarray]
+    table: TaskTable, measured: _Measured, tested: tuple[np.ndarray, np.ndarray]
 ) -> ColumnReading:
     p_values, differences = tested
     higher = table.column.direction is Direction.HIGHER
@@ -277,23 +206,6 @@ def _reading(
         category_tasks=tuple(int((named == name).sum()) for name, _ in shown),
         by_category=measured.by_category,
     )
-
-
-def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
-    """Every task of the column in first-seen order, its cluster code and its category."""
-    group: dict[str, str | None] = {}
-    category: dict[str, str] = {}
-    seen: list[list[str]] = []
-    for score in scores:
-        if any(score.task_ids == known for known in seen):  # runs mostly share one task list
-            continue
-        seen.append(score.task_ids)
-        for task, g, c in zip(score.task_ids, score.groups, score.categories, strict=True):
-            if task not in group:
-                group[task] = g
-                category[task] = c or UNCATEGORISED
-    task_ids = list(group)
-    return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids]
 
 
 def _uncarried(column: Column, run: VerifiedRun) -> Headline:
@@ -360,16 +272,6 @@ def _means(
     return found
 
 
-def _reasons(reasons: Counter[str]) -> str:
-    """The commonest reason a run's scores give for tasks left undecided, as the end of a
-    sentence; empty when they give none."""
-    if not reasons:
-        return ""
-    (why, _), *others = reasons.most_common()
-    rest = sum(count for _, count in others)
-    return f": {why}" + (f" ({rest} more for other reasons)" if rest else "")
-
-
 def _interval(found: MeanInterval) -> Interval | None:
     if found.mean is None or found.low is None or found.high is None:
         return None
@@ -380,7 +282,7 @@ def _rank(found: RankRange, ranked: int) -> Rank:
     return Rank(best=found.best, worst=found.worst, of=ranked)
 
 
-def _tested(table: _Table, kept: PairsKept, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+def _tested(table: TaskTable, kept: PairsKept, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
     """Every two decided rows' p value and mean difference: the column's only work that grows
     with the square of its runs, so the memo keeps it (``tested_pairs``)."""
     matrix = table.matrix[table.decided]
