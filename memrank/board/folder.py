@@ -110,9 +110,10 @@ def _write(files: Files, out: Path) -> int:
     for leftover in (building, retired):
         shutil.rmtree(leftover, ignore_errors=True)
     building.mkdir(parents=True)
+    created = _Created(building)
     try:
-        made = _made(files, _Created(building))
-        _Created(building)(urls.MANIFEST, files.manifest(_digests(made)))
+        made = _made(files, created)
+        created(urls.MANIFEST, files.manifest(_digests(made)))
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
@@ -203,16 +204,21 @@ class _Folders:
             self._made.add(folder)
         return self.base + path
 
+    def created(self, full: str, path: str, content: bytes) -> None:
+        """``content`` in a new file at ``full``, this build's own name for ``path``: only a
+        file another part made for the same path can be in the way."""
+        try:
+            _create(full, content)
+        except FileExistsError:
+            raise _both_want(path) from None
+
 
 class _Created(_Folders):
     """Each file created in a folder this build just made, which nobody reads until it is
     renamed into place: nothing can be in the way but a file another part made."""
 
     def __call__(self, path: str, content: bytes) -> None:
-        try:
-            _create(self.file(path), content)
-        except FileExistsError:
-            raise _both_want(path) from None
+        self.created(self.file(path), path, content)
 
 
 class _Staged(_Folders):
@@ -230,10 +236,7 @@ class _Staged(_Folders):
             return None
         folder, _, name = self.file(path).rpartition("/")
         staged = f"{folder}/.{name}{self.suffix}"
-        try:
-            _create(staged, content)
-        except FileExistsError:
-            raise _both_want(path) from None
+        self.created(staged, path, content)
         return staged
 
     def abandon(self) -> None:
