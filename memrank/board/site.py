@@ -66,7 +66,6 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
             field=loaded.field,
         )
     files = site_files(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
-    memo.prune()
     return Made(board, files, len(runs), loaded.verification.refusals)
 
 

@@ -92,7 +92,8 @@ def build_site_command(
         )
     if not check:
         check_writable(out, option="--out", folder=True)
-    made = make(artifacts, templates, docs, NO_MEMO if no_cache else Memo.default())
+    memo = NO_MEMO if no_cache else Memo.default()
+    made = make(artifacts, templates, docs, memo)
     board = made.board
     if made.refusals:
         _print_refusals(made.refusals, artifacts)
@@ -104,6 +105,7 @@ def build_site_command(
     accepted = f"{made.verified} run(s) verified, {len(made.refusals)} refused"
     if check:
         found = differences(made.files, out)
+        memo.prune()  # after the files were made: an entry they read is kept
         if found:
             click.echo("\n".join(found))
             raise SiteOutOfDate(
@@ -113,6 +115,7 @@ def build_site_command(
         click.echo(f"{out} is up to date; {accepted}")
         return
     written = write(made.files, out)
+    memo.prune()
     click.echo(
         f"built {out}: {written} file(s), {len(board.runs)} run page(s), "
         f"{len(board.evaluations)} evaluation page(s); {accepted}"

@@ -215,3 +215,34 @@ def test_entries_unused_for_the_keeping_days_are_pruned_and_a_read_keeps_one(
         "read lately",
         "read long ago",
     ]
+
+
+def test_build_site_prunes_after_the_files_are_made_so_an_old_entry_they_read_stays(
+    artifacts: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every entry of a first build made old: the next build reads some (its pages among
+    # them, read as the files are made) and only then prunes, so those are the same files,
+    # marked used, and only the ones no part of it read are gone.
+    monkeypatch.setenv("MEMRANK_CACHE_DIR", str(tmp_path / "cache"))
+    base = ["build-site", "--artifacts", str(artifacts), "--templates", str(TEMPLATES)]
+    assert CliRunner().invoke(main, [*base, "--out", str(tmp_path / "a")]).exit_code == 0
+    folder = tmp_path / "cache" / "board"
+    old = time.time() - (KEEP_DAYS + 1) * 86_400
+    # the entries, not the theme's compiled templates beside them (jinja2's own cache)
+    entries = {p: p.stat().st_ino for p in folder.glob("*/*") if p.parent.name != "templates"}
+    for entry in entries:
+        os.utime(entry, (old, old))
+    read: set[str] = set()
+    get = Memo.get
+
+    def recorded(memo: Memo, entry: str) -> bytes | None:
+        read.add(entry)
+        return get(memo, entry)
+
+    monkeypatch.setattr(Memo, "get", recorded)
+    built = CliRunner().invoke(main, [*base, "--out", str(tmp_path / "b")])
+    assert built.exit_code == 0, built.output
+    kept = {p for p in entries if p.name in read}
+    assert len(kept) > len([p for p in (tmp_path / "b" / "runs").rglob("index.html")])
+    assert all(p.stat().st_ino == entries[p] and p.stat().st_mtime > old for p in kept)
+    assert not any(p.exists() for p in set(entries) - kept)
