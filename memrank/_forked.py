@@ -42,11 +42,16 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+def _forks() -> bool:
+    """Whether work can be forked off to another core."""
+    return cores() > 1 and sys.platform == "linux"
+
+
 def split(items: Sequence[Share], least: int) -> list[Sequence[Share]]:
     """``items`` in contiguous shares of at least ``least`` items, one per core at most (one
     share, all of them, when a fork is not worth it or not possible)."""
     workers = min(cores(), len(items) // least)
-    if workers < 2 or sys.platform != "linux":
+    if workers < 2 or not _forks():
         return [items]
     size = -(-len(items) // workers)
     return [items[start : start + size] for start in range(0, len(items), size)]
@@ -74,7 +79,7 @@ def meanwhile(work: Callable[[], Made], *, apart: bool = True) -> Iterator[Calla
     yields for its result (an exception raised there is raised here). Where a fork is not
     possible, or not worth it (``apart`` false), that call does the work here. A worker whose
     result is not asked for by the end of the block is killed."""
-    if not apart or len(split([None, None], 1)) < 2:
+    if not apart or not _forks():
         yield work
         return
     worker = _Worker.start(lambda _: work(), None)

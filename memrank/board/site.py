@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 
 from memrank._collector import collector_paused
+from memrank._forked import meanwhile
 from memrank.artifacts import Refusal
 from memrank.board.build import build_board, source_date
 from memrank.board.docs import render_docs
@@ -22,9 +23,9 @@ from memrank.board.files import data_parts, manifest
 from memrank.board.folder import Files, Part
 from memrank.board.load import load
 from memrank.board.memo import NO_MEMO, Memo
-from memrank.board.model import Board
+from memrank.board.model import Board, DocPage
 from memrank.board.pages import downloads
-from memrank.board.render import DEFAULT_TEMPLATES, page_parts, static_files
+from memrank.board.render import DEFAULT_TEMPLATES, compile_theme, page_parts, static_files
 
 __all__ = ["Made", "make", "site_files"]
 
@@ -50,14 +51,23 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
 
     The parsed result files are dropped on return: the Board keeps only what it shows.
     """
+    from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
+
+    templates = templates or DEFAULT_TEMPLATES
     with collector_paused():
-        loaded = load(artifacts, memo)
+        # The docs pages and the theme's compiled templates need no artifact: a worker makes
+        # them while this process verifies (a quarter of a second, which verifying on every
+        # core but briefly at its start and end leaves room for).
+        with meanwhile(partial(_ahead, docs, templates, memo)) as ahead:
+            loaded = load(artifacts, memo)
+            docs_pages, compiled = ahead()
+        COMPILED_IN_THIS_PROCESS.keep(compiled)
         runs = loaded.verification.runs
         board = build_board(
             loaded.config,
             runs,
             loaded.trust,
-            render_docs(docs, memo),
+            docs_pages,
             source_date(),
             loaded.identities,
             memo,
@@ -65,8 +75,13 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
             stored=loaded.stored,
             field=loaded.field,
         )
-    files = site_files(board, templates or DEFAULT_TEMPLATES, downloads(runs), memo)
+    files = site_files(board, templates, downloads(runs), memo)
     return Made(board, files, len(runs), loaded.verification.refusals)
+
+
+def _ahead(docs: Path, templates: Path, memo: Memo) -> tuple[tuple[DocPage, ...], dict[str, bytes]]:
+    """The docs pages, and the theme compiled (``compile_theme``)."""
+    return render_docs(docs, memo), compile_theme(templates, memo)
 
 
 def site_files(

@@ -4,6 +4,7 @@ compared file by file, and left as it was when a build fails."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,8 @@ import numpy as np
 import pytest
 
 from memrank import _forked
-from memrank.board import folder, reading
+from memrank.board import folder, reading, site
+from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
 from memrank.board.folder import Files, differences, write
 from memrank.board.memo import Memo
 from memrank.board.model import Board
@@ -218,3 +220,49 @@ def _recorded(part: folder.Part, made_by: Path) -> folder.Part:
 
 def _read(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_docs_and_theme_made_while_verifying_give_the_site_one_process_gives(
+    standard: Path,
+    tree: dict[str, bytes],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    cores: int,
+) -> None:
+    # With a core to spare, the docs pages and the compiled theme come from a worker forked
+    # while this process verifies; without one, from this process: the same site either way.
+    monkeypatch.setattr(_forked, "cores", lambda: cores)
+    monkeypatch.setattr(COMPILED_IN_THIS_PROCESS, "_held", {})  # nothing compiled before
+    made_by = tmp_path / "made-by"
+    for name in ("render_docs", "compile_theme"):
+        monkeypatch.setattr(site, name, _noting(getattr(site, name), name, made_by))
+    assert built(standard)[1] == tree
+    by = dict(line.split() for line in made_by.read_text().splitlines())
+    assert set(by) == {"render_docs", "compile_theme"}
+    assert (by["compile_theme"] == str(os.getpid())) == (cores == 1)
+    assert by["render_docs"] == by["compile_theme"]
+
+
+def test_a_theme_template_in_error_is_named_with_the_page_that_renders_it(
+    standard: Path, tmp_path: Path
+) -> None:
+    # The theme is compiled ahead of the pages; a template that does not compile is left to
+    # fail where a page renders it, so the error names both.
+    theme = tmp_path / "theme"
+    shutil.copytree(TEMPLATES, theme)
+    run = theme / "run.html"
+    run.write_text(run.read_text().replace("{% endblock %}", "{% if %}{% endblock %}", 1))
+    with pytest.raises(BoardConfigError, match=r"template run\.html \(rendering runs/.*\): "):
+        make(standard, theme, DOCS).files.tree()
+
+
+def _noting(work: Any, name: str, made_by: Path) -> Any:
+    """``work``, noting the process that does it in ``made_by``."""
+
+    def noted(*args: Any) -> Any:
+        with made_by.open("a") as pids:
+            pids.write(f"{name} {os.getpid()}\n")
+        return work(*args)
+
+    return noted

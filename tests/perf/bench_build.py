@@ -38,17 +38,22 @@ same folder:
   C, the rebuild's pairs from the    2.21-2.75x in 7    1.45-1.68x               2.46-2.98x
     memo                             runs (8.2-10.0 s,  (as commands
                                      verify 3.4-4.0 s)  1.40-1.62x)
-  C, this code: each process writes  1.95, 2.00, 2.05,  1.15-1.40x               2.34x
-    the files it makes, sends back   2.12, 2.25, 2.32,  (as commands
-    only their sha256 (see below)    2.50x (6.3-8.8 s,  1.11-1.26x)
+  C, each process writes the files  1.95, 2.00, 2.05,  1.15-1.40x               2.34x
+    it makes, sends back only their  2.12, 2.25, 2.32,  (as commands
+    sha256 (see below)               2.50x (6.3-8.8 s,  1.11-1.26x)
                                      verify 3.0-3.7 s)
+  C', another machine of C's kind:   1.97x (5.9 s,      1.01x (commands 1.21x)
+    that code                        verify 3.0 s)
+  C', this code: the docs and theme  2.05x (5.9 s,      1.13x (commands 1.15x)   2.09x
+    made in a worker while verifying verify 2.9 s)
 
 On every machine: the cold build within 20 s, peak RSS within 1 GB (762 MB with this code, a
 worker's 731 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
-byte-identical to a cold build. With this code the rebuild is within 1.5x in every run. Not met
-in every run: the cold build within 2x the verify (with this code in 2 runs of 7, one of them at
-2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier stop).
+byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
+writes its files. Not met in every run: the cold build within 2x the verify (3 runs of the last
+9 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
+earlier stop).
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
 file reads, the build's own stages mostly Python and numpy, and on C, whose verify is quickest
@@ -87,7 +92,17 @@ and their writing, 2.8-2.9 s before, 1.65-1.96 s after in the same minutes; the 
 6.3-7.1 s in quiet spells, the rebuild ratio 1.55x -> 1.15-1.23x, peak RSS 860 -> 762 MB. Then the
 building process working out its own column while the worker tests the other two, and each
 run's link made once a build, not once per page that points at it (the board stage, taken in
-turns: 1.55-2.09 s before, 1.52-1.87 s after).
+turns: 1.55-2.09 s before, 1.52-1.87 s after). Then the docs pages and the compiled theme made
+by a worker forked while the build verifies (0.25 s of one process before; the committed
+board's `build-site --no-cache` 2.04-2.13 -> 1.84-1.90 s; at 1,000 x 3 within the noise).
+
+Where the rest goes on C' (in-process timings, the same folder): the board stage's building
+process is its critical path, idle for none of it, while the pair-test worker waits 0.15-0.2 s
+for it to ask; the files stage takes what its CPU time takes on two cores (2.1 CPU-s in Python,
+0.35 in the kernel on a memory file system: 1.27 s; 1.4-2.7 s on the disk as creates cost 21 to
+900 us). A run page is 0.42 ms, half of it the comparisons table, and that half is Jinja's own
+work per row (attribute lookups, escaping, joining), not the filters; listing 5, not 10, nearest
+runs of each kind would save 0.18-0.27 CPU-s, a reader's choice left as it is.
 
 Tried and taken back: the pair tests of each column in a worker of its own (a fork of the 800 MB
 build costs about half a CPU-second in copy-on-write faults); the theme compiled before the page
