@@ -44,15 +44,16 @@ same folder:
                                      verify 3.0-3.7 s)
   C', another machine of C's kind:   1.97x (5.9 s,      1.01x (commands 1.21x)
     that code                        verify 3.0 s)
-  C', this code: the docs and theme  2.05x (5.9 s,      1.13x (commands 1.15x)   2.09x
-    made in a worker while verifying verify 2.9 s)
+  C', this code: the docs and theme  2.05x, 2.12x       1.06x, 1.13x             2.09x
+    made in a worker while verifying (5.9-6.1 s, verify  (commands 1.15x, 1.17x)
+                                     2.9 s)
 
 On every machine: the cold build within 20 s, peak RSS within 1 GB (762 MB with this code, a
 worker's 731 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
 writes its files. Not met in every run: the cold build within 2x the verify (3 runs of the last
-9 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
+10 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
 earlier stop).
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
