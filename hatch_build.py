@@ -44,7 +44,10 @@ def _git_state(root: Path) -> tuple[str | None, bool | None]:
     outside a git checkout (a build from an sdist)."""
     try:
         head = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=60
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         if head.returncode != 0:
             return None, None
