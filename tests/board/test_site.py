@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,10 +121,10 @@ def test_a_first_build_written_by_forked_workers_is_the_whole_tree(
     # A big board's first build: each process writes the files it makes, each whole.
     made_by = tmp_path / "made-by"
     shares = _apart(monkeypatch)
-    parts = [_recorded(part, made_by) for part in files_of(tree).parts]
+    parts = [_noting(part, "part", made_by) for part in files_of(tree).parts]
     write(Files(parts, files_of(tree).manifest), tmp_path / "site")
     assert shares == [2]
-    assert len(set(made_by.read_text().split())) == 2
+    assert len(_pids(made_by)["part"]) == 2
     assert differences(files_of(tree), tmp_path / "site") == []
 
 
@@ -206,18 +206,6 @@ def _apart(monkeypatch: pytest.MonkeyPatch, cores: int = 2) -> list[int]:
     return shares
 
 
-def _recorded(part: folder.Part, made_by: Path) -> folder.Part:
-    """``part``, noting the process that makes it in ``made_by`` (a worker's memory does not
-    come back; a file does)."""
-
-    def made() -> Mapping[str, bytes]:
-        with made_by.open("a") as pids:
-            pids.write(f"{os.getpid()}\n")
-        return part()
-
-    return made
-
-
 def _read(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
@@ -238,10 +226,10 @@ def test_the_docs_and_theme_made_while_verifying_give_the_site_one_process_gives
     for name in ("render_docs", "compile_theme"):
         monkeypatch.setattr(site, name, _noting(getattr(site, name), name, made_by))
     assert built(standard)[1] == tree
-    by = dict(line.split() for line in made_by.read_text().splitlines())
-    assert set(by) == {"render_docs", "compile_theme"}
-    assert (by["compile_theme"] == str(os.getpid())) == (cores == 1)
-    assert by["render_docs"] == by["compile_theme"]
+    pids = _pids(made_by)
+    assert set(pids) == {"render_docs", "compile_theme"}
+    assert (pids["compile_theme"] == {str(os.getpid())}) == (cores == 1)
+    assert pids["render_docs"] == pids["compile_theme"]
 
 
 def test_a_theme_template_in_error_is_named_with_the_page_that_renders_it(
@@ -258,7 +246,8 @@ def test_a_theme_template_in_error_is_named_with_the_page_that_renders_it(
 
 
 def _noting(work: Any, name: str, made_by: Path) -> Any:
-    """``work``, noting the process that does it in ``made_by``."""
+    """``work``, noting the process that does it in ``made_by`` as ``name`` (a worker's
+    memory does not come back; a file does)."""
 
     def noted(*args: Any) -> Any:
         with made_by.open("a") as pids:
@@ -266,3 +255,12 @@ def _noting(work: Any, name: str, made_by: Path) -> Any:
         return work(*args)
 
     return noted
+
+
+def _pids(made_by: Path) -> dict[str, set[str]]:
+    """The processes ``_noting`` noted, by name."""
+    pids: dict[str, set[str]] = {}
+    for line in made_by.read_text().splitlines():
+        name, pid = line.split()
+        pids.setdefault(name, set()).add(pid)
+    return pids
