@@ -2,7 +2,8 @@
 forked copies of it, the results in the order of the shares (``in_shares``); or handed out in
 batches to this process and its forked copies, each taking the next as it comes free, when
 items cost unequally (``in_turns``); or one piece of work in a forked copy while this process
-goes on with other work (``meanwhile``).
+goes on with other work (``meanwhile``), leaving a large result in memory it shares with this
+process (``shared``).
 
 A board of thousands of runs verifies and renders them one by one, and each run's work is
 independent of the others'; on a machine with more than one core the shares run side by side.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import mmap
 import os
 import pickle
 import signal
@@ -26,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["cores", "in_shares", "in_turns", "meanwhile", "split"]
+__all__ = ["cores", "in_shares", "in_turns", "meanwhile", "shared", "split"]
 
 Share = TypeVar("Share")
 Made = TypeVar("Made")
@@ -55,6 +57,15 @@ def split(items: Sequence[Share], least: int) -> list[Sequence[Share]]:
         return [items]
     size = -(-len(items) // workers)
     return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def shared(size: int) -> mmap.mmap | bytearray:
+    """``size`` zeroed bytes that a worker forked after this call writes in place and this
+    process reads: a result of many megabytes (a column's pair matrices) is then neither
+    pickled nor piped, nor held twice. Where no work is forked, plain memory."""
+    if not _forks() or not size:
+        return bytearray(size)
+    return mmap.mmap(-1, size, flags=mmap.MAP_SHARED)
 
 
 def in_shares(work: Callable[[Share], Made], shares: Sequence[Share]) -> list[Made]:

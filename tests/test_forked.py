@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,6 +114,7 @@ def test_an_interrupted_parent_kills_its_workers_at_once(tmp_path: Path) -> None
 _PARENT_THAT_DIES = """
 import os, sys, time
 from pathlib import Path
+from typing import Any
 from memrank import _forked
 
 def work(share):
@@ -222,3 +224,24 @@ def test_meanwhile_raises_here_what_the_worker_raised(monkeypatch: pytest.Monkey
         _forked.meanwhile(lambda: _refuse_odd([3])) as theirs,
     ):
         theirs()
+
+
+def _pid_into(memory: Any) -> int:
+    memory[:4] = os.getpid().to_bytes(4, "little")
+    return os.getpid()
+
+
+def test_what_a_worker_leaves_in_shared_memory_is_read_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    memory = _forked.shared(4)
+    with _forked.meanwhile(functools.partial(_pid_into, memory)) as theirs:
+        worker = theirs()
+    assert worker != os.getpid()
+    assert int.from_bytes(memory[:4], "little") == worker
+    monkeypatch.setattr(_forked, "cores", lambda: 1)  # nothing forked: plain memory, done here
+    memory = _forked.shared(4)
+    with _forked.meanwhile(functools.partial(_pid_into, memory)) as theirs:
+        assert theirs() == os.getpid()
+    assert int.from_bytes(memory[:4], "little") == os.getpid()
