@@ -44,16 +44,23 @@ same folder:
                                      verify 3.0-3.7 s)
   C', another machine of C's kind:   1.97x (5.9 s,      1.01x (commands 1.21x)
     that code                        verify 3.0 s)
-  C', this code: the docs and theme  2.05x, 2.12x       1.06x, 1.13x             2.09x
-    made in a worker while verifying (5.9-6.1 s, verify  (commands 1.15x, 1.17x)
+  C', the docs and theme made in a   2.05x, 2.12x       1.06x, 1.13x             2.09x
+    worker while verifying           (5.9-6.1 s, verify  (commands 1.15x, 1.17x)
                                      2.9 s)
+  C', a busier day (verify 3.5 s, not 2.19x; 2.20x with 1.27x, 1.19x
+    2.9), that code, on the disk     the files in memory (commands 1.16x, 1.29x)
+    and on a memory file system      (7.7 and 8.2 s)
+  C', the same day, this code: the   2.10x (7.7 s, verify 1.24x; 1.22x
+    pair tests' matrices left in     3.65 s); 2.01x in    (commands 1.29x, 1.31x)
+    memory shared with the building  memory (7.0 s,
+    process                          verify 3.5 s)
 
 On every machine: the cold build within 20 s, peak RSS within 1 GB (762 MB with this code, a
 worker's 731 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
 writes its files. Not met in every run: the cold build within 2x the verify (3 runs of the last
-10 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
+14 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
 earlier stop).
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
@@ -99,11 +106,19 @@ board's `build-site --no-cache` 2.04-2.13 -> 1.84-1.90 s; at 1,000 x 3 within th
 
 Where the rest goes on C' (in-process timings, the same folder): the board stage's building
 process is its critical path, idle for none of it, while the pair-test worker waits 0.15-0.2 s
-for it to ask; the files stage takes what its CPU time takes on two cores (2.1 CPU-s in Python,
+for it to ask (the building process waited a tenth of a second more for the worker's 32 MB of
+matrices through a pipe, before they were left in shared memory: the board stage 1.76-1.80 s
+before, 1.56-1.63 s after, in the same minutes); the files stage takes what its CPU time takes on two cores (2.1 CPU-s in Python,
 0.35 in the kernel on a memory file system: 1.27 s; 1.4-2.7 s on the disk as creates cost 21 to
 900 us). A run page is 0.42 ms, half of it the comparisons table, and that half is Jinja's own
 work per row (attribute lookups, escaping, joining), not the filters; listing 5, not 10, nearest
 runs of each kind would save 0.18-0.27 CPU-s, a reader's choice left as it is.
+
+The kernel: a cold build spends 1.6-3.4 CPU-s in it, on a memory file system too, against
+0.7-0.9 for a verify, and the bench prints it for each try. Most of it is page faults: a page
+is first touched (some 100,000 in the board stage alone, its arrays and objects), and after a
+fork every page the building process writes faults once more, copy-on-write (34,000 more in
+the board stage than with its pair tests done in one process, 0.3 CPU-s of kernel time).
 
 Tried and taken back: the pair tests of each column in a worker of its own (a fork of the 800 MB
 build costs about half a CPU-second in copy-on-write faults); the theme compiled before the page
@@ -113,7 +128,14 @@ allocator told to keep freed memory (a third fewer page faults in the board stag
 the run's envelopes written by a worker forked while the Board is built, to use the core the
 board stage leaves idle (the building process then copy-on-write faults on every page it
 touches: 55,000 more faults, and its board stage 0.4-0.5 s slower); run-page filters made
-trivial, to see what the comparisons table's formatting costs (0.14 s of 1.4 at most).
+trivial, to see what the comparisons table's formatting costs (0.14 s of 1.4 at most); the
+docs and theme worker at the lowest priority (nice 19), so that it would take only the time
+verifying leaves (0.17 s less verify in the build on average over four pairs of tries, within
+the noise), left out because other programs on a busy machine could then starve it while the
+build waits for it; the run's envelopes hard-linked to their files in artifacts/ where the site
+is on the same file system (a link cost 15 us where a create cost 500-700 us on a disk in its
+slow spell), left out because a tool that rewrites a site's file in place would then rewrite the
+signed artifact too.
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
@@ -278,8 +300,9 @@ took = time.perf_counter() - start
 # This process's own peak (VmHWM), not the parent it was forked from; and the largest peak of
 # the workers it forked to verify and render in shares (pages shared with it counted again).
 peak = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:")).split()[1]
-workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(took, board, int(peak) / 1024, workers / 1024)
+own = resource.getrusage(resource.RUSAGE_SELF)
+theirs = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(took, board, int(peak) / 1024, theirs.ru_maxrss / 1024, own.ru_stime + theirs.ru_stime)
 """
 
 
@@ -300,6 +323,9 @@ class Built(NamedTuple):
     """Peak RSS in MB."""
     workers: float
     """Its forked workers' largest peak RSS in MB."""
+    kernel: float
+    """CPU seconds it and its workers spent in the kernel: on a disk, mostly creating the
+    site's files and folders, which a verify does not do."""
 
 
 def build(artifacts: Path, out: Path, memo: Path | None = None) -> Built:
@@ -422,7 +448,7 @@ def _turns(verifies: list[float], tries: list[Built]) -> str:
     file system in the build's files alone."""
     return "; ".join(
         f"{verified:.2f} | {built.seconds:.2f} s (verify and board {built.board:.2f}, files "
-        f"{built.seconds - built.board:.2f})"
+        f"{built.seconds - built.board:.2f}; kernel {built.kernel:.2f} CPU-s)"
         for verified, built in zip(verifies, tries, strict=True)
     )
 
