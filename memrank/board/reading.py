@@ -125,8 +125,8 @@ def read_columns(
     held = sum(len(tables[i].runs) for i in costly)
     worth = held >= PAIRS_APART_LEAST and (len(costly) > 1 or alongside is not None)
     apart = costly[: (len(costly) + 1) // 2] if worth else []
-    # The worker leaves its matrices in memory shared with this process: 32 MB at 1,000 runs a
-    # column, which a pipe would have this process wait a tenth of a second for.
+    # The worker leaves its matrices in memory shared with this process: 16 MB a column at
+    # 1,000 runs, which through a pipe kept this process waiting a tenth of a second.
     tested = {i: _shared_pairs(len(tables[i].decided)) for i in apart}
 
     def test_apart() -> None:
