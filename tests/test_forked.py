@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import mmap
 import os
 import signal
 import subprocess
@@ -11,7 +12,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -114,7 +114,6 @@ def test_an_interrupted_parent_kills_its_workers_at_once(tmp_path: Path) -> None
 _PARENT_THAT_DIES = """
 import os, sys, time
 from pathlib import Path
-from typing import Any
 from memrank import _forked
 
 def work(share):
@@ -226,7 +225,7 @@ def test_meanwhile_raises_here_what_the_worker_raised(monkeypatch: pytest.Monkey
         theirs()
 
 
-def _pid_into(memory: Any) -> int:
+def _pid_into(memory: mmap.mmap | bytearray) -> int:
     memory[:4] = os.getpid().to_bytes(4, "little")
     return os.getpid()
 

@@ -1,6 +1,6 @@
 """One evaluation column of a track read as a whole: every shown run's score column aligned by
-task (``memrank.board.tables``), each cell's mean and 95% interval, the all-pairs test that ranks the rows, and the same
-per category.
+task (``memrank.board.tables``), each cell's mean and 95% interval, the all-pairs test that
+ranks the rows, and the same per category.
 
 Everything comes from the verified scores files (one column of numbers per measure, with each
 task's group and category), never from a result file: the board reads what is signed and

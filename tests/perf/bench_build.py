@@ -108,11 +108,12 @@ Where the rest goes on C' (in-process timings, the same folder): the board stage
 process is its critical path, idle for none of it, while the pair-test worker waits 0.15-0.2 s
 for it to ask (the building process waited a tenth of a second more for the worker's 32 MB of
 matrices through a pipe, before they were left in shared memory: the board stage 1.76-1.80 s
-before, 1.56-1.63 s after, in the same minutes); the files stage takes what its CPU time takes on two cores (2.1 CPU-s in Python,
-0.35 in the kernel on a memory file system: 1.27 s; 1.4-2.7 s on the disk as creates cost 21 to
-900 us). A run page is 0.42 ms, half of it the comparisons table, and that half is Jinja's own
-work per row (attribute lookups, escaping, joining), not the filters; listing 5, not 10, nearest
-runs of each kind would save 0.18-0.27 CPU-s, a reader's choice left as it is.
+before, 1.56-1.63 s after, in the same minutes); the files stage takes what its CPU time takes
+on two cores (2.1 CPU-s in Python, 0.35 in the kernel on a memory file system: 1.27 s; 1.4-2.7 s
+on the disk as creates cost 21 to 900 us). A run page is 0.42 ms, half of it the comparisons
+table, and that half is Jinja's own work per row (attribute lookups, escaping, joining), not the
+filters; listing 5, not 10, nearest runs of each kind would save 0.18-0.27 CPU-s, a reader's
+choice left as it is.
 
 The kernel: a cold build spends 1.6-3.4 CPU-s in it, on a memory file system too, against
 0.7-0.9 for a verify, and the bench prints it for each try. Most of it is page faults: a page
