@@ -1,8 +1,9 @@
 """The Board as HTML pages, laid out by the jinja2 templates of a templates folder.
 
 Autoescaping is on for every template and undefined names are errors, so artifact text can
-only ever arrive on a page as text. No template needs ``|safe``: the one piece of trusted HTML,
-a rendered docs page, is marked safe where it is made (``memrank.board.docs``).
+only ever arrive on a page as text. No template needs ``|safe``: the two pieces of trusted HTML,
+a rendered docs page (``memrank.board.docs``) and a run page's comparison rows (made of escaped
+parts here, ``comparison_rows``), are marked safe where they are made.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -18,14 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from memrank.board import urls
 from memrank.board.compare import NEAREST
 from memrank.board.folder import Part
 from memrank.board.memo import NO_MEMO, Memo, folder_digest
-from memrank.board.model import Board, Frame
+from memrank.board.model import Board, Comparison, Frame
 from memrank.board.svg import MATRIX_MOST
 from memrank.board.text import isolated, plain, short, visible
 from memrank.errors import BoardConfigError
@@ -320,8 +321,37 @@ def _label(name: str) -> str:
     return name.replace("_", " ")
 
 
+_VERDICT_HEADINGS = {
+    "better": "Significantly better",
+    "worse": "Significantly worse",
+    "tie": "Not separated (a tie)",
+}
+
+
+def _comparison_rows(comparisons: Sequence[Comparison], page: str) -> Markup:
+    """A run page's comparisons as the rows of its table, a heading row before each verdict's,
+    one line each. Made here, not by a loop in the template: at 1,000 systems x 3 evaluations
+    the run pages hold some 84,000 of these rows, and jinja2's own work per row (attribute
+    lookups, escaping, joining) took a sixth of every run page. Artifact text is escaped and
+    isolated as the ``text`` filter does it; the numbers are formatted floats."""
+    rows = []
+    verdict = ""
+    for c in comparisons:
+        if c.verdict != verdict:
+            verdict = c.verdict
+            rows.append(
+                f'<tr class="verdict"><th colspan="4" scope="rowgroup">{_VERDICT_HEADINGS[verdict]}'
+            )
+        rows.append(
+            f'<tr><th><a href="{escape(urls.beside(c.other.path, page))}">'
+            f"{isolated(short(c.other.display))}</a><td>{_number(c.other_value)}"
+            f"<td>{_signed(c.difference)}<td>{escape(_p(c.p_value))}"
+        )
+    return Markup("\n".join(rows))
+
+
 FILTERS: dict[str, Callable[..., str]] = {
-    "beside": urls.beside,
+    "comparison_rows": _comparison_rows,
     "text": isolated,
     "plain": plain,
     "short": short,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from memrank.board.model import Board
-from memrank.board.render import page_parts, static_files
+from memrank.board.render import FILTERS, page_parts, static_files
 from memrank.errors import BoardConfigError
-from tests.board.conftest import PAYLOADS, TEMPLATES, built
+from tests.board.conftest import DOCS, PAYLOADS, TEMPLATES, built
 
 
 class Tags(HTMLParser):
@@ -203,3 +203,12 @@ def test_a_fragment_that_could_differ_by_page_is_an_error(
     theme = _theme(tmp_path, "{{ " + call + " }}", piece)
     with pytest.raises(BoardConfigError, match=rf"template run\.html .*{said}"):
         rendered(board, theme)
+
+
+def test_the_theme_docs_name_every_filter_a_template_has() -> None:
+    """A theme of one's own is written from docs/board.md: it names the board's filters, and
+    only those."""
+    section = (DOCS / "board.md").read_text().split("### A theme of your own")[1].split("###")[0]
+    said = section.split("a template has the board's:")[1].split(". `index.html`")[0]
+    named = set(re.findall(r"`([a-z_]+)(?:\(page\))?`", said))
+    assert named == set(FILTERS)
