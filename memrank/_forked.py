@@ -2,8 +2,9 @@
 forked copies of it, the results in the order of the shares (``in_shares``); or handed out in
 batches to this process and its forked copies, each taking the next as it comes free, when
 items cost unequally (``in_turns``); or one piece of work in a forked copy while this process
-goes on with other work (``meanwhile``), leaving a large result in memory it shares with this
-process (``shared``).
+goes on with other work (``meanwhile``), or several, one after another, this process taking
+each as it is done (``in_order``), leaving a large result in memory it shares with this process
+(``shared``).
 
 A board of thousands of runs verifies and renders them one by one, and each run's work is
 independent of the others'; on a machine with more than one core the shares run side by side.
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-__all__ = ["cores", "in_shares", "in_turns", "meanwhile", "shared", "split"]
+__all__ = ["cores", "in_order", "in_shares", "in_turns", "meanwhile", "shared", "split"]
 
 Share = TypeVar("Share")
 Made = TypeVar("Made")
@@ -85,18 +86,65 @@ def in_shares(work: Callable[[Share], Made], shares: Sequence[Share]) -> list[Ma
 
 
 @contextlib.contextmanager
-def meanwhile(work: Callable[[], Made], *, apart: bool = True) -> Iterator[Callable[[], Made]]:
+def meanwhile(work: Callable[[], Made]) -> Iterator[Callable[[], Made]]:
     """``work()`` in a forked worker while the ``with`` block runs; the block calls what this
     yields for its result (an exception raised there is raised here). Where a fork is not
-    possible, or not worth it (``apart`` false), that call does the work here. A worker whose
-    result is not asked for by the end of the block is killed."""
-    if not apart or not _forks():
+    possible, that call does the work here. A worker whose result is not asked for by the end
+    of the block is killed."""
+    if not _forks():
         yield work
         return
     worker = _Worker.start(lambda _: work(), None)
     try:
         yield worker.result
     finally:
+        worker.kill()
+
+
+@contextlib.contextmanager
+def in_order(work: Callable[[Item], None], items: Sequence[Item]) -> Iterator[Callable[[], None]]:
+    """``work(item)`` for each of ``items`` in turn, in a forked worker while the ``with``
+    block runs, each leaving what it makes in ``shared`` memory. The block calls what this
+    yields once per item, in order, to wait until that item is done: its work done meanwhile
+    goes on while the worker does the next. An exception the worker raised is raised by
+    that call; the items of a worker that died without a word are done here, one per call.
+    Where no fork is possible, each call does its item here."""
+    done = 0
+
+    def here() -> None:
+        nonlocal done
+        done += 1
+        work(items[done - 1])
+
+    if not items or not _forks():
+        yield here
+        return
+    ready, said = os.pipe()
+
+    def every(_: object) -> None:
+        for item in items:
+            work(item)
+            os.write(said, b"+")
+
+    worker: _Worker[None, None] = _Worker.start(every, None)
+    os.close(said)
+
+    def next_done() -> None:
+        nonlocal done
+        if worker.waited:
+            here()
+        elif os.read(ready, 1):
+            done += 1
+        else:  # the worker ended before this item: raise what it raised, or do the item here
+            outcome = worker.outcome()
+            if outcome is not None and not outcome[0]:
+                raise outcome[1]  # type: ignore[misc]
+            here()
+
+    try:
+        yield next_done
+    finally:
+        os.close(ready)
         worker.kill()
 
 
@@ -174,16 +222,22 @@ class _Worker(Generic[Share, Made]):
     def result(self) -> Made:
         """The share's result: what the worker sent, its exception raised; or, when the
         worker died without a word (killed, out of memory), the share worked here."""
+        sent = self.outcome()
+        if sent is None:
+            return self.work(self.share)
+        succeeded, outcome = sent
+        if not succeeded:
+            raise outcome  # type: ignore[misc]
+        return outcome  # type: ignore[return-value]
+
+    def outcome(self) -> tuple[bool, object] | None:
+        """Once the worker ends: (True, its result) or (False, the exception it raised), as
+        it sent them; None when it died without a word."""
         with os.fdopen(self.pipe, "rb") as pipe:
             sent = pipe.read()
         os.waitpid(self.pid, 0)
         self.waited = True
-        if not sent:
-            return self.work(self.share)
-        succeeded, outcome = pickle.loads(sent)
-        if not succeeded:
-            raise outcome
-        return outcome  # type: ignore[no-any-return]
+        return pickle.loads(sent) if sent else None
 
     def kill(self) -> None:
         """End the worker, unless its result was taken already."""

@@ -187,8 +187,6 @@ def test_meanwhile_works_in_another_process_while_the_block_goes_on(
     with _forked.meanwhile(os.getpid) as theirs:
         here = os.getpid()
         assert theirs() != here
-    with _forked.meanwhile(os.getpid, apart=False) as theirs:  # not worth a fork: done here
-        assert theirs() == os.getpid()
     monkeypatch.setattr(_forked, "cores", lambda: 1)
     with _forked.meanwhile(os.getpid) as theirs:  # no second core: done here
         assert theirs() == os.getpid()
@@ -244,3 +242,68 @@ def test_what_a_worker_leaves_in_shared_memory_is_read_here(
     with _forked.meanwhile(functools.partial(_pid_into, memory)) as theirs:
         assert theirs() == os.getpid()
     assert int.from_bytes(memory[:4], "little") == os.getpid()
+
+
+def _note_pid(memory: mmap.mmap | bytearray, item: int) -> None:
+    memory[4 * item : 4 * item + 4] = os.getpid().to_bytes(4, "little")
+
+
+def _note_pid_slowly(memory: mmap.mmap | bytearray, item: int) -> None:
+    time.sleep(0.05)  # long enough that a call not waiting for its item would find it undone
+    _note_pid(memory, item)
+
+
+def _pids_noted(memory: mmap.mmap | bytearray, items: int) -> list[int]:
+    return [int.from_bytes(memory[4 * n : 4 * n + 4], "little") for n in range(items)]
+
+
+def test_in_order_does_each_item_in_a_worker_and_says_when_each_is_done(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    memory = _forked.shared(12)
+    with _forked.in_order(functools.partial(_note_pid_slowly, memory), [0, 1, 2]) as next_done:
+        for item in range(3):
+            next_done()
+            # each item is in memory once its call returns, and no later item is asked for
+            assert _pids_noted(memory, item + 1)[item] not in (0, os.getpid())
+    assert len(set(_pids_noted(memory, 3))) == 1
+    monkeypatch.setattr(_forked, "cores", lambda: 1)  # nothing forked: each call does its item
+    memory = _forked.shared(12)
+    with _forked.in_order(functools.partial(_note_pid, memory), [0, 1, 2]) as next_done:
+        next_done()
+        assert _pids_noted(memory, 3) == [os.getpid(), 0, 0]
+        next_done()
+        next_done()
+    assert _pids_noted(memory, 3) == [os.getpid()] * 3
+
+
+def _die_at_second(memory: mmap.mmap | bytearray, item: int) -> None:
+    if item == 1 and os.getpid() != PARENT:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
+    _note_pid(memory, item)
+
+
+def test_in_order_does_here_the_items_a_dead_worker_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    memory = _forked.shared(12)
+    with _forked.in_order(functools.partial(_die_at_second, memory), [0, 1, 2]) as next_done:
+        for _ in range(3):
+            next_done()
+    first, second, third = _pids_noted(memory, 3)
+    assert first not in (0, os.getpid()) and second == third == os.getpid()
+
+
+def _refuse_second(item: int) -> None:
+    if item == 1 and os.getpid() != PARENT:  # refused in the worker alone: raised from there
+        raise ValueError(f"item {item} refused")
+
+
+def test_in_order_raises_what_the_worker_raised_when_its_item_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    with _forked.in_order(_refuse_second, [0, 1, 2]) as next_done:
+        next_done()  # the first item is done: nothing raised yet
+        with pytest.raises(ValueError, match="item 1 refused"):
+            next_done()

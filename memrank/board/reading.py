@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from memrank._forked import meanwhile, shared
+from memrank._forked import in_order, shared
 from memrank.artifacts import VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
@@ -85,8 +85,8 @@ class ColumnReading:
 
 
 PAIRS_APART_LEAST = 600
-"""The fewest runs a board's columns hold together for half the columns' pair tests to run in
-a forked worker while this process reads the rest: below it, forking costs more than it saves."""
+"""The fewest runs a board's columns hold together for their pair tests to run in a forked
+worker while this process reads them: below it, forking costs more than it saves."""
 
 
 def read_column(
@@ -107,11 +107,14 @@ def read_columns(
     ``alongside()`` (the caller's other work) gives, or None.
 
     The pair tests, most of a large column's work, need no Python object of a run: on a large
-    board, the first half of the columns' tests run in a forked worker reading only their task
-    matrices, while this process works out every column's means, ``alongside``, the other
-    half's tests and what ``then`` makes of those, and only then waits. A column whose pairs
-    the memo mostly holds (``memrank.board.pair_memo``) is tested here, and so is a lone column
-    with nothing alongside: a fork would only wait."""
+    board a forked worker tests the columns one after another, reading only their task
+    matrices, while this process works out every column's means and ``alongside``, then what
+    ``then`` makes of each column as soon as the worker has tested it. This process's own
+    share of a column's work (its means, cells and run-page lists) costs about what the
+    worker's tests of one do, and tests run slower here, where every page of memory the fork
+    shares is copied as it is first written, so the worker takes every test, not half. A
+    column whose pairs the memo mostly holds (``memrank.board.pair_memo``) is tested here, and
+    so is a lone column with nothing alongside: a fork would only wait."""
     tables = [table_of(column, placed) for column, placed in wanted]
     kept = [
         kept_pairs(memo, table.column, table.binary, table.task_ids, table.clusters)
@@ -124,26 +127,25 @@ def read_columns(
     ]
     held = sum(len(tables[i].runs) for i in costly)
     worth = held >= PAIRS_APART_LEAST and (len(costly) > 1 or alongside is not None)
-    apart = costly[: (len(costly) + 1) // 2] if worth else []
+    apart = costly if worth else []
     # The worker leaves its matrices in memory shared with this process: 16 MB a column at
     # 1,000 runs, which through a pipe kept this process waiting a tenth of a second.
     tested = {i: _shared_pairs(len(tables[i].decided)) for i in apart}
 
-    def test_apart() -> None:
-        for i in apart:
-            p_values, differences = _tested(tables[i], kept[i], memo)
-            tested[i][0][...], tested[i][1][...] = p_values, differences
+    def test_apart(i: int) -> None:
+        p_values, differences = _tested(tables[i], kept[i], memo)
+        tested[i][0][...], tested[i][1][...] = p_values, differences
 
     made: dict[int, Made] = {}
-    with meanwhile(test_apart, apart=bool(apart)) as theirs:
+    with in_order(test_apart, apart) as next_tested:
         measured = [_measured(table) for table in tables]
         beside = alongside() if alongside is not None else None
         for i, table in enumerate(tables):
-            if i not in apart:
+            if i in apart:
+                next_tested()
+                made[i] = then(i, _reading(table, measured[i], tested[i]))
+            else:
                 made[i] = then(i, _reading(table, measured[i], _tested(table, kept[i], memo)))
-        theirs()
-        for i in apart:
-            made[i] = then(i, _reading(tables[i], measured[i], tested[i]))
     return [made[i] for i in range(len(tables))], beside
 
 
