@@ -199,13 +199,13 @@ def _reading(
 ) -> ColumnReading:
     p_values, differences = tested
     higher = table.column.direction is Direction.HIGHER
-    means = [float(np.nanmean(table.matrix[row])) for row in table.decided]
+    means = np.nanmean(table.matrix[table.decided], axis=1).tolist() if table.decided else []
     ranges = tie_aware_ranks(means, p_values, higher_is_better=higher) if table.decided else []
     ranks: list[Rank | None] = [None] * len(table.runs)
     for row, placed_at in zip(table.decided, ranges, strict=True):
         ranks[row] = _rank(placed_at, len(table.decided))
     labels, named = measured.labels, measured.named
-    n_clusters = len(np.unique(table.clusters)) if len(table.clusters) else 0
+    n_clusters = len(set(table.clusters.tolist()))  # not np.unique: it imports numpy.ma
     shown = labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else ()
     return ColumnReading(
         column=table.column,
