@@ -73,13 +73,15 @@ and files: with this code the files took 1.9-2.3 s in a run whose file probe rea
 2.6-2.8 s in one that read 232 us, for the same work.
 
 Where a 1000 x 3 cold build goes on C with this code, stage by stage: verify 3.0-4.0 s; docs 0.1
-s; the board 1.5-2.0 s (the three columns' task matrices 0.2 s, then in a forked worker the pair
-tests of two while this process works out every column's means, tests the third and works out
-its cells and run pages' lists, 0.9-1.1 s, then the worker's columns' cells and lists,
-evaluation pages and the rest, 0.5 s in one process; dropping the parsed runs before the files
-are made costs 0.15 s more); the files 1.5-2.8 s for 2.9-3.9 CPU-s in two processes (run pages
-1.4 CPU-s, of which their comparisons tables 0.6; every file's and folder's creation, in the
-kernel, most of the rest). The rebuild after one added run: verify and board 2.7-3.1 s (the grown
+s; the board 1.5-2.0 s (the three columns' task matrices 0.2 s, then a forked worker tests the
+columns' pairs one after another, 0.26-0.6 s each, while this process works out every column's
+means, 0.3 s, then each column's cells and run pages' lists as soon as the worker has tested it,
+0.15 s each, waiting for it 0-0.25 s in all; then the evaluation pages and the rest, 0.45 s in
+one process; dropping the parsed runs before the files are made costs 0.17 s more, two thirds of
+it page faults: every page the building process held when it forked is write-protected, so
+each object freed faults once); the files 1.5-2.8 s for 2.6-3.9 CPU-s in two processes (run
+pages 1.25 CPU-s since their comparisons rows are made by a filter, 1.5 before; every file's
+and folder's creation, in the kernel, most of the rest). The rebuild after one added run: verify and board 2.7-3.1 s (the grown
 column read again, its new run's 1,000 pairs tested, the other columns taken from the memo),
 files 1.4-1.9 s (that column's 1,000 run pages and every system's history page show a rank "of
 N", so they change; every other file is read and compared where it is made).
@@ -103,17 +105,27 @@ run's link made once a build, not once per page that points at it (the board sta
 turns: 1.55-2.09 s before, 1.52-1.87 s after). Then the docs pages and the compiled theme made
 by a worker forked while the build verifies (0.25 s of one process before; the committed
 board's `build-site --no-cache` 2.04-2.13 -> 1.84-1.90 s; at 1,000 x 3 within the noise).
+Then, on C', three changes that give the same bytes: a run page's comparisons rows made by a
+filter, not a loop in the template (3,000 run pages 1.70 -> 1.43 CPU-s, both kinds rendered in
+turns in one process); the worker testing every column, one after another, and saying when
+each is done, where the building process tested one column itself, slower there (a page it
+writes after the fork is copied): the board stage 2.02 -> 1.91 s on average over seven pairs of
+tries in turns; and no numpy.unique in the building process, whose first call imports
+numpy.ma (40-85 ms). Over six pairs of whole in-process builds in turns, board, dropping and
+files 3.50 -> 3.31 s.
 
 Where the rest goes on C' (in-process timings, the same folder): the board stage's building
-process is its critical path, idle for none of it, while the pair-test worker waits 0.15-0.2 s
-for it to ask (the building process waited a tenth of a second more for the worker's 32 MB of
+process is its critical path, waiting 0-0.25 s for the worker's columns and then alone for its
+last 0.45 s (the building process waited a tenth of a second more for the worker's 32 MB of
 matrices through a pipe, before they were left in shared memory: the board stage 1.76-1.80 s
 before, 1.56-1.63 s after, in the same minutes); the files stage takes what its CPU time takes
 on two cores (2.1 CPU-s in Python, 0.35 in the kernel on a memory file system: 1.27 s; 1.4-2.7 s
-on the disk as creates cost 21 to 900 us). A run page is 0.42 ms, half of it the comparisons
-table, and that half is Jinja's own work per row (attribute lookups, escaping, joining), not the
-filters; listing 5, not 10, nearest runs of each kind would save 0.18-0.27 CPU-s, a reader's
-choice left as it is.
+on the disk as creates cost 21 to 900 us). A run page was 0.42 ms, half of it the comparisons
+table, and most of that half Jinja's own work per row (attribute lookups, escaping, joining), not
+the filters, which the comparison_rows filter now does in a third of the time; of the rest, each
+of its sections (headline, categories, provenance, values, the header's links) costs 0.1-0.2
+CPU-s over 3,000 pages. Listing 5, not 10, nearest runs of each kind would save 0.18-0.27 CPU-s,
+a reader's choice left as it is.
 
 The kernel: a cold build spends 1.6-3.4 CPU-s in it, on a memory file system too, against
 0.7-0.9 for a verify, and the bench prints it for each try. Most of it is page faults: a page
@@ -136,7 +148,11 @@ the noise), left out because other programs on a busy machine could then starve 
 build waits for it; the run's envelopes hard-linked to their files in artifacts/ where the site
 is on the same file system (a link cost 15 us where a create cost 500-700 us on a disk in its
 slow spell), left out because a tool that rewrites a site's file in place would then rewrite the
-signed artifact too.
+signed artifact too; the docs and theme made by the building process once its own share of the
+verifying is done, while the forked verifier pickles and sends its own (no faster over six
+pairs: when this process's share ends last, the quarter second lands on the critical path);
+`{{ self.main() }}` in base.html instead of the block, to spare each of a page's pieces two
+generator hops (0.09 CPU-s over 3,000 run pages with the loop, none once the rows are a filter).
 
 Run: uv run python tests/perf/bench_build.py [systems ...]   (default 200 1000)
 MEMRANK_BENCH_SIGNED=DIR keeps the signed board and its base runs in DIR and reuses them on the
