@@ -54,14 +54,20 @@ same folder:
     pair tests' matrices left in     3.65 s); 2.01x in    (commands 1.29x, 1.31x)
     memory shared with the building  memory (7.0 s,
     process                          verify 3.5 s)
+  C', slower again (verify 3.8-4.6   1.99x, 1.93x on the 1.14x, 1.03x; 1.23x
+    s), this code: comparisons rows  disk (7.6-8.8 s);    (commands 1.12x,
+    made by a filter, every column   1.94x in memory;     1.24x; 1.36x)
+    tested by the worker in turn,    2.31x on the disk in
+    no numpy.ma                      a slow spell
 
-On every machine: the cold build within 20 s, peak RSS within 1 GB (762 MB with this code, a
-worker's 731 MB counting the pages it shares with the build again; 854-858 MB before), growth
+On every machine: the cold build within 20 s, peak RSS within 1 GB (740 MB with this code, a
+worker's 746 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
-writes its files. Not met in every run: the cold build within 2x the verify (3 runs of the last
-14 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
-earlier stop).
+writes its files. Not met in every run: the cold build within 2x the verify (met in 3 of the 4
+runs of this code on C', at 1.93-1.99x, not in one slow spell; before it, 3 runs of 14 on C and
+C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier
+stop).
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
 file reads, the build's own stages mostly Python and numpy, and on C, whose verify is quickest
