@@ -57,15 +57,15 @@ same folder:
   C', slower again (verify 3.8-4.6   1.99x, 1.93x on the 1.14x, 1.03x; 1.23x
     s), this code: comparisons rows  disk (7.6-8.8 s);    (commands 1.12x,
     made by a filter, every column   1.94x in memory;     1.24x; 1.36x)
-    tested by the worker in turn,    2.31x on the disk in
-    no numpy.ma                      a slow spell
+    tested by the worker in turn,    2.31x, 2.02x on the  1.21x (commands 1.02x)  2.17x
+    no numpy.ma                      disk in slow spells
 
 On every machine: the cold build within 20 s, peak RSS within 1 GB (740 MB with this code, a
 worker's 746 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
-writes its files. Not met in every run: the cold build within 2x the verify (met in 3 of the 4
-runs of this code on C', at 1.93-1.99x, not in one slow spell; before it, 3 runs of 14 on C and
+writes its files. Not met in every run: the cold build within 2x the verify (met in 3 of the 5
+runs of this code on C', at 1.93-1.99x, not in two slow spells; before it, 3 runs of 14 on C and
 C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier
 stop).
 
