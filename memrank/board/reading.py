@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from memrank._arrays import distinct
 from memrank._forked import in_order, shared
 from memrank.artifacts import VerifiedRun
 from memrank.board.config import Column, Direction
@@ -205,7 +206,7 @@ def _reading(
     for row, placed_at in zip(table.decided, ranges, strict=True):
         ranks[row] = _rank(placed_at, len(table.decided))
     labels, named = measured.labels, measured.named
-    n_clusters = len(set(table.clusters.tolist()))  # not np.unique: it imports numpy.ma
+    n_clusters = len(distinct(table.clusters))
     shown = labels if len(labels) > 1 or labels[:1] != ((UNCATEGORISED, ""),) else ()
     return ColumnReading(
         column=table.column,

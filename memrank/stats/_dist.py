@@ -13,6 +13,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from memrank._arrays import distinct
+
 __all__ = ["chi2_1_sf", "normal_quantile", "t_quantile", "t_two_sided_p"]
 
 
@@ -27,7 +29,7 @@ def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:
     df = np.asarray(df, dtype=np.int64)
     t, df = np.broadcast_arrays(t, df)
     inside = np.empty(t.shape)
-    for nu in sorted(set(df.ravel().tolist())):  # not np.unique: it imports numpy.ma
+    for nu in distinct(df):
         where = df == nu
         inside[where] = _t_inside(t[where], int(nu))
     tail = 1.0 - inside

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from memrank._arrays import distinct
 from memrank.errors import UsageError
 
 __all__ = ["mcnemar_exact", "mcnemar_exact_many"]
@@ -37,7 +38,7 @@ def mcnemar_exact_many(only_a: np.ndarray, only_b: np.ndarray) -> np.ndarray:
     only_a, only_b = np.asarray(only_a, dtype=np.int64), np.asarray(only_b, dtype=np.int64)
     n, k = only_a + only_b, np.minimum(only_a, only_b)
     p = np.ones(n.shape)
-    for size in sorted(set(n[2 * k < n].tolist())):  # not np.unique: it imports numpy.ma
+    for size in distinct(n[2 * k < n]):
         i = np.arange(size + 1)
         # log C(size, i) by cumulative sums of log((size - j) / (j + 1)): no overflow for any n
         log_choose = np.concatenate(([0.0], np.cumsum(np.log((size - i[:-1]) / (i[:-1] + 1)))))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memrank._arrays import distinct
 from memrank.errors import UsageError
 from memrank.stats.clustered import check_binary, checked_codes, clusters_side_by_side
 from memrank.stats.kernels import binary_p, continuous_p, cr2
@@ -70,8 +71,7 @@ def pairwise_tests(
     p, differences = np.full((runs, runs), np.nan), np.zeros((runs, runs))
     if runs < 2 or tasks == 0:
         return PairMatrices(p, differences)
-    # not np.unique: it imports numpy.ma, a twentieth of a second
-    wanted = None if rows is None else np.array(sorted(set(rows)), dtype=np.intp)
+    wanted = None if rows is None else np.array(distinct(rows), dtype=np.intp)
     for i, j, sums, counts in _pair_sums(values, codes, wanted):
         paired = counts.sum(axis=1)
         if binary:
@@ -120,14 +120,14 @@ def _pair_sums(
         gapped = np.flatnonzero(~valid[block].all(axis=1))
         for g, (start, end) in enumerate(spans if len(gapped) or len(gaps) else ()):
             x, v = filled[:, start:end], valid[:, start:end]
-            distinct, which = patterns[g]  # made: a row gapped here is among the gaps
+            valued, which = patterns[g]  # made: a row gapped here is among the gaps
             if len(gapped):
-                theirs[gapped, :, g] = _masked_sums(x, distinct, which[block[gapped]], totals[:, g])
+                theirs[gapped, :, g] = _masked_sums(x, valued, which[block[gapped]], totals[:, g])
                 # a product of 0/1 masks sums whole numbers: exact in any order, BLAS or not
                 both = v[block[gapped]].astype(float) @ v.T.astype(float)
                 counts[gapped, :, g] = np.rint(both).astype(np.int64)
             if len(gaps):
-                mine[:, gaps, g] = _masked_sums(x[block], distinct, which[gaps], totals[block, g]).T
+                mine[:, gaps, g] = _masked_sums(x[block], valued, which[gaps], totals[block, g]).T
         # j after i, or j a row that is not walked (its pair with i is met only here)
         later = (others > block[:, None]) | (unwalked[None, :] & (others != block[:, None]))
         at, j = np.nonzero(later)
