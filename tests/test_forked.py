@@ -223,6 +223,59 @@ def test_meanwhile_raises_here_what_the_worker_raised(monkeypatch: pytest.Monkey
         theirs()
 
 
+def _mark_and_pid(marker: Path) -> int:
+    marker.write_text("worked")
+    return os.getpid()
+
+
+def test_a_held_worker_works_only_once_started(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    marker = tmp_path / "worked"
+    with _forked.meanwhile(functools.partial(_mark_and_pid, marker), held=True) as pending:
+        time.sleep(0.3)  # time enough for a worker that did not wait to have worked
+        assert not marker.exists()
+        pending.start()
+        pending.start()  # a second start changes nothing
+        assert pending() != os.getpid()
+    assert marker.exists()
+
+
+def test_a_held_worker_asked_for_its_result_starts_and_one_never_started_never_works(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 2)
+    asked = tmp_path / "asked"
+    with _forked.meanwhile(functools.partial(_mark_and_pid, asked), held=True) as pending:
+        assert pending() != os.getpid()
+    assert asked.exists()
+    never = tmp_path / "never"
+    with _forked.meanwhile(functools.partial(_mark_and_pid, never), held=True):
+        pass
+    time.sleep(0.3)
+    assert not never.exists()
+
+
+def _sleep_then_mark(marker: Path, share: int) -> int:
+    if share:  # a worker's share: slow, then marked done
+        time.sleep(0.5)
+        marker.write_text("done")
+    return share
+
+
+def test_after_mine_is_called_once_this_process_share_is_done_while_workers_work(
+    tmp_path: Path,
+) -> None:
+    marker, seen = tmp_path / "worker-done", []
+    made = _forked.in_shares(
+        functools.partial(_sleep_then_mark, marker),
+        [0, 1],
+        after_mine=lambda: seen.append(marker.exists()),
+    )
+    assert made == [0, 1] and seen == [False] and marker.exists()
+
+
 def _pid_into(memory: mmap.mmap | bytearray) -> int:
     memory[:4] = os.getpid().to_bytes(4, "little")
     return os.getpid()

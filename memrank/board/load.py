@@ -6,6 +6,7 @@ a development observation among them, is reported with its reason and never reac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,17 +41,18 @@ class Loaded:
     """artifacts/field.toml: the field's published numbers, when the file is there."""
 
 
-def load(artifacts: Path, memo: Memo = NO_MEMO) -> Loaded:
+def load(artifacts: Path, memo: Memo = NO_MEMO, spare: Callable[[], None] | None = None) -> Loaded:
     """Read ``artifacts/board.toml``, ``systems.toml`` and ``field.toml``, and verify every
     ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
-    trusted raises. ``memo`` remembers which artifacts' scores files passed every check."""
+    trusted raises. ``memo`` remembers which artifacts' scores files passed every check;
+    ``spare()`` is called once the verifying leaves a core to spare (``verify_all``)."""
     config = load_config(artifacts / BOARD_TOML)
     trust = load_trust(artifacts / ROOT_JSON)
     entry = memo.entry("artifacts whose scores file passed every check")
     known = memo.get(entry)
     known_good = set(known.decode().split()) if known else set()
     before = len(known_good)
-    verification = verify_directory(artifacts, trust, known_good=known_good)
+    verification = verify_directory(artifacts, trust, known_good=known_good, spare=spare)
     if memo.active and len(known_good) > before:
         memo.put(entry, "\n".join(sorted(known_good)).encode())
     return Loaded(

@@ -55,11 +55,12 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
 
     templates = templates or DEFAULT_TEMPLATES
     with collector_paused():
-        # The docs pages and the theme's compiled templates need no artifact: a worker makes
-        # them while this process verifies (a quarter of a second, which verifying on every
-        # core but briefly at its start and end leaves room for).
-        with meanwhile(partial(_ahead, docs, templates, memo)) as ahead:
-            loaded = load(artifacts, memo)
+        # The docs pages and the theme's compiled templates need no artifact: a worker forked
+        # now makes them once the verifying leaves it a core, when this process's share is
+        # done and the other shares are still sent back (a quarter of a second of one core,
+        # which, taken while every core verifies, slowed the verifying by more).
+        with meanwhile(partial(_ahead, docs, templates, memo), held=True) as ahead:
+            loaded = load(artifacts, memo, spare=ahead.start)
             docs_pages, compiled = ahead()
         COMPILED_IN_THIS_PROCESS.keep(compiled)
         runs = loaded.verification.runs
