@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from memrank.artifacts import Division, Root, VerifiedRun
 from memrank.board import urls
 from memrank.board.changelog import changes
-from memrank.board.columns import column_parts, evaluation_of
+from memrank.board.columns import column_parts
 from memrank.board.compare import Shown
 from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
 from memrank.board.field import FieldPage
@@ -150,6 +150,9 @@ def _track(
     placed, notes = _place(name, track, runs)
     keys = sorted(placed)
     rows_named = ["\x1f".join(key) for key in keys]
+    row_keys = [urls.slug(" ".join(key)) for key in keys]
+    # Each evaluation page in its own column's standing, best first: for the ranking column
+    # that is the track's order, and a column's page depends on nothing but the column.
     parts = column_parts(
         name,
         track.columns,
@@ -157,6 +160,7 @@ def _track(
         [[placed[key].get(column.evaluation) for key in keys] for column in track.columns],
         links,
         memo,
+        lambda part: _standing(part.cells, part.column, row_keys),
     )
     cells = [part.cells for part in parts]
     ranking = track.ranking_column
@@ -171,7 +175,7 @@ def _track(
         measured = placed[key].get(ranking.evaluation if ranking else "", first)
         rows.append(
             Row(
-                key=urls.slug(" ".join(key)),
+                key=row_keys[position],
                 rank=rank_cell.rank if rank_cell else None,
                 system=key[0],
                 version=key[1] or None,
@@ -188,15 +192,12 @@ def _track(
                 cost_usd=_summary(measured, COST),
             )
         )
-    # Each evaluation page in its own column's standing, best first: for the ranking column
-    # that is the track's order, and a column's page depends on nothing but the column.
-    standings = [_standing(part.cells, part.column, rows) for part in parts]
-    order = standings[ranked_by] if ranked_by is not None else _standing(None, None, rows)
-    evaluations = [
-        evaluation_of(name, part, standing, links, memo)
-        for part, standing in zip(parts, standings, strict=True)
-        if part.has_runs
-    ]
+    order = (
+        _standing(cells[ranked_by], track.columns[ranked_by], row_keys)
+        if ranked_by is not None
+        else _standing(None, None, row_keys)
+    )
+    evaluations = [part.evaluation for part in parts if part.evaluation is not None]
     overall, overall_cells = overall_of(
         track, rows, {page.column.evaluation: page for page in evaluations}
     )
@@ -278,10 +279,11 @@ def _place(
 
 
 def _standing(
-    cells: Sequence[Cell | None] | None, column: Column | None, rows: Sequence[Row]
+    cells: Sequence[Cell | None] | None, column: Column | None, keys: Sequence[str]
 ) -> list[int]:
     """Row positions best first on ``column`` (its ``cells`` by position; None: no column):
-    best rank first, then the better value, then by row key, the same order every build."""
+    best rank first, then the better value, then by row key (``keys``, by position), the
+    same order every build."""
     higher = column is None or column.direction is Direction.HIGHER
 
     def standing(position: int) -> tuple[bool, int, bool, float, str]:
@@ -294,7 +296,7 @@ def _standing(
             rank.best if rank else 0,
             number is None,
             better_first,
-            rows[position].key,
+            keys[position],
         )
 
-    return sorted(range(len(rows)), key=standing)
+    return sorted(range(len(keys)), key=standing)

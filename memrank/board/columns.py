@@ -10,7 +10,7 @@ run to one column leaves the other columns' keys as they were, so a rebuild read
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
@@ -25,7 +25,7 @@ from memrank.board.notes import budget_note
 from memrank.board.pages import RunLinks
 from memrank.board.reading import ColumnReading, read_column, read_columns
 
-__all__ = ["ColumnPart", "column_parts", "evaluation_of"]
+__all__ = ["ColumnPart", "column_parts"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,8 @@ class ColumnPart:
     has_runs: bool
     reading: ColumnReading | None
     """The reading, when this build made it (None when the part came from the memo)."""
+    evaluation: EvaluationPage | None = None
+    """The column's evaluation page, when it has runs."""
 
 
 _Compared = tuple[int, float, float, float | None, str]
@@ -119,10 +121,14 @@ def column_parts(
     placed: Sequence[Sequence[VerifiedRun | None]],
     links: RunLinks,
     memo: Memo,
+    standing: Callable[[ColumnPart], Sequence[int]],
 ) -> list[ColumnPart]:
-    """The part of each of ``columns`` of ``track``; ``rows`` are the track's row keys,
+    """The part of each of ``columns`` of ``track``, with its evaluation page (its runs in the
+    order ``standing`` gives: row positions, best first); ``rows`` are the track's row keys,
     ``placed`` each column's run by row. A column the memo holds is taken from it; the others
-    are read together (``read_columns``: a large board tests their pairs side by side)."""
+    are read together (``read_columns``: a large board tests their pairs side by side), and
+    each column's page is made as soon as the column is read, while the next one's pairs may
+    still be in test."""
     keys = [
         _key(track, column, rows, runs, links.identities, memo)
         for column, runs in zip(columns, placed, strict=True)
@@ -130,9 +136,15 @@ def column_parts(
     found = [memo.get(entry) for entry in keys]
     unread = [i for i, stored in enumerate(found) if stored is None]
 
+    def paged(part: ColumnPart) -> ColumnPart:
+        if not part.has_runs:
+            return part
+        page = evaluation_of(track, part, standing(part), links, memo)
+        return replace(part, evaluation=page)
+
     def remembered() -> dict[int, ColumnPart]:
         return {
-            i: _remembered(keys[i], columns[i], rows, placed[i], stored)
+            i: paged(_remembered(keys[i], columns[i], rows, placed[i], stored))
             for i, stored in enumerate(found)
             if stored is not None
         }
@@ -140,8 +152,8 @@ def column_parts(
     # A rebuild reads one column and takes the others from the memo meanwhile.
     read, parts = read_columns(
         [(columns[i], placed[i]) for i in unread],
-        lambda at, reading: _read(
-            keys[unread[at]], track, reading, rows, placed[unread[at]], links, memo
+        lambda at, reading: paged(
+            _read(keys[unread[at]], track, reading, rows, placed[unread[at]], links, memo)
         ),
         memo,
         alongside=remembered if len(unread) < len(columns) else None,
