@@ -228,33 +228,31 @@ def _mark_and_pid(marker: Path) -> int:
     return os.getpid()
 
 
-def test_a_held_worker_works_only_once_started(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize("started", [True, False], ids=["started", "asked"])
+def test_a_held_worker_works_once_started_or_asked_for_its_result(
+    started: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(_forked, "cores", lambda: 2)
     marker = tmp_path / "worked"
     with _forked.meanwhile(functools.partial(_mark_and_pid, marker), held=True) as pending:
         time.sleep(0.3)  # time enough for a worker that did not wait to have worked
         assert not marker.exists()
-        pending.start()
-        pending.start()  # a second start changes nothing
+        if started:
+            pending.start()
+            pending.start()  # a second start changes nothing
         assert pending() != os.getpid()
     assert marker.exists()
 
 
-def test_a_held_worker_asked_for_its_result_starts_and_one_never_started_never_works(
+def test_a_held_worker_never_started_never_works(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(_forked, "cores", lambda: 2)
-    asked = tmp_path / "asked"
-    with _forked.meanwhile(functools.partial(_mark_and_pid, asked), held=True) as pending:
-        assert pending() != os.getpid()
-    assert asked.exists()
-    never = tmp_path / "never"
-    with _forked.meanwhile(functools.partial(_mark_and_pid, never), held=True):
+    marker = tmp_path / "worked"
+    with _forked.meanwhile(functools.partial(_mark_and_pid, marker), held=True):
         pass
     time.sleep(0.3)
-    assert not never.exists()
+    assert not marker.exists()
 
 
 def _sleep_then_mark(marker: Path, share: int) -> int:
