@@ -71,15 +71,20 @@ same folder:
     core is spare, evaluation pages  4.7-4.85 s; medians 1.27x, 1.10x)
     made while the worker tests      1.98x, 2.00x,
                                      1.96x)
+  C', later that day, this code      1.94x, 1.96x, 1.96x 0.86x, 1.05x, 1.26x  2.32x
+    (creates at 31, 274 and 116 us)  (8.4-11.7 s /       (commands 1.29x,
+                                     4.3-6.0 s; medians  1.24x, 0.94x)
+                                     1.67x, 2.05x,
+                                     2.08x)
 
 On every machine: the cold build within 20 s, peak RSS within 1 GB (740 MB with this code, a
 worker's 746 MB counting the pages it shares with the build again; 854-858 MB before), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
 writes its files. Not met in every run: the cold build within 2x the verify (on a slow, noisy
-day of C', in none of the 3 runs of this code, at 2.07-2.15x, nor in the run of the code before
-it, 2.22x, the medians of each build over the verify before it 1.96-2.00x and 1.88x; at the
-stop before, in 3 of 5 runs on C', at 1.93-1.99x, not in two slow spells; before it, 3 runs of
+day of C', in the last three of the six runs of this stop's code, at 1.94x, 1.96x and 1.96x, not
+in the first three (two of them before its last change), at 2.07-2.15x, nor in the run of the code before it, 2.22x; the medians of
+each build over the verify before it 1.67-2.08x, and 1.88x; at the stop before, in 3 of 5 runs on C', at 1.93-1.99x, not in two slow spells; before it, 3 runs of
 14 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
 earlier stop).
 
