@@ -3,9 +3,8 @@ forked copies of it, the results in the order of the shares (``in_shares``); or 
 batches to this process and its forked copies, each taking the next as it comes free, when
 items cost unequally (``in_turns``); or one piece of work in a forked copy while this process
 goes on with other work (``meanwhile``; forked at once, it may be held until this process has
-a core to spare), or several, one after another, this process taking
-each as it is done (``in_order``), leaving a large result in memory it shares with this process
-(``shared``).
+a core to spare), or several, one after another, this process taking each as it is done
+(``in_order``), leaving a large result in memory it shares with this process (``shared``).
 
 A board of thousands of runs verifies and renders them one by one, and each run's work is
 independent of the others'; on a machine with more than one core the shares run side by side.
