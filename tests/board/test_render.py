@@ -8,9 +8,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from markupsafe import Markup, escape
 
 from memrank.board.model import Board
-from memrank.board.render import FILTERS, page_parts, static_files
+from memrank.board.render import FILTERS, _escape, page_parts, static_files
 from memrank.errors import BoardConfigError
 from tests.board.conftest import DOCS, PAYLOADS, TEMPLATES, built
 
@@ -79,6 +80,38 @@ def test_artifact_text_arrives_as_text(hostile: Path) -> None:
     # The data files carry the same text as data (JSON escapes nothing it need not).
     results = json.loads(tree["textual/results.json"])
     assert results["rows"][0]["system"].startswith(PAYLOADS["system"])
+
+
+class _Shown:
+    def __html__(self) -> str:
+        return "<b>made safe by its own __html__</b>"
+
+
+class _Named(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "plain",
+        "<script>alert('x') & \"y\"</script>",
+        "\u202ename \u200b\u00e9\u4e2d",
+        _Named("a <str> subclass"),
+        Markup("<bdi>already safe</bdi>"),
+        _Shown(),
+        0.5,
+        1986,
+        None,
+        True,
+    ],
+)
+def test_pages_escape_every_value_as_markupsafe_does(value: object) -> None:
+    # The compiled templates escape with the board's own escape (a cheaper call): it must give
+    # markupsafe's Markup, character for character, for anything a page can be handed.
+    assert type(_escape(value)) is Markup
+    assert _escape(value) == escape(value)
 
 
 def test_no_template_marks_anything_safe() -> None:
