@@ -79,6 +79,7 @@ def table_of(column: Column, placed: Sequence[VerifiedRun | None]) -> TaskTable:
             matrix[row] = values
         else:
             matrix[row, [index[t] for t in score.task_ids]] = values
+    row_decided = (~np.isnan(matrix)).any(axis=1).tolist()  # one pass, not one per row
     return TaskTable(
         column=column,
         positions=positions,
@@ -89,7 +90,7 @@ def table_of(column: Column, placed: Sequence[VerifiedRun | None]) -> TaskTable:
         categories=categories,
         matrix=matrix,
         deciders={row: Decider(scores[row].measures[column.measure].decider) for row in carried},
-        decided=[row for row in carried if not np.all(np.isnan(matrix[row]))],
+        decided=[row for row in carried if row_decided[row]],
         binary=all(column.measure in declared_binary(run.predicate.evaluation) for run in runs),
     )
 
