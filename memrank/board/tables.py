@@ -64,7 +64,7 @@ def table_of(column: Column, placed: Sequence[VerifiedRun | None]) -> TaskTable:
     positions = tuple(i for i, run in enumerate(placed) if run is not None)
     runs = tuple(run for run in placed if run is not None)
     scores = [run.scores for run in runs]
-    task_ids, clusters, categories = _tasks(scores)
+    task_ids, clusters, categories, in_order = _tasks(scores)
     index = {task: i for i, task in enumerate(task_ids)}
     matrix = np.full((len(runs), len(task_ids)), np.nan)
     carried = []
@@ -75,7 +75,7 @@ def table_of(column: Column, placed: Sequence[VerifiedRun | None]) -> TaskTable:
         carried.append(row)
         # None (undecided) becomes NaN; runs of one evaluation mostly list tasks in one order
         values = np.array(found.values, dtype=float)
-        if score.task_ids == task_ids:
+        if id(score.task_ids) in in_order:
             matrix[row] = values
         else:
             matrix[row, [index[t] for t in score.task_ids]] = values
@@ -95,21 +95,29 @@ def table_of(column: Column, placed: Sequence[VerifiedRun | None]) -> TaskTable:
     )
 
 
-def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str]]:
-    """Every task of the column in first-seen order, its cluster code and its category."""
+def _tasks(scores: Sequence[Scores]) -> tuple[list[str], np.ndarray, list[str], set[int]]:
+    """Every task of the column in first-seen order, its cluster code and its category; and
+    the task lists (by ``id``) that name those tasks in that order. The runs of an evaluation
+    share one list object (``read_scores``; one per verifying process), so each list object
+    is compared once, not name by name for every run."""
     group: dict[str, str | None] = {}
     category: dict[str, str] = {}
-    seen: list[list[str]] = []
+    distinct: list[list[str]] = []
+    met: dict[int, list[str]] = {}  # each list object met, by id (the scores keep them alive)
     for score in scores:
-        if any(score.task_ids == known for known in seen):  # runs mostly share one task list
+        if id(score.task_ids) in met:
             continue
-        seen.append(score.task_ids)
+        met[id(score.task_ids)] = score.task_ids
+        if any(score.task_ids == known for known in distinct):
+            continue
+        distinct.append(score.task_ids)
         for task, g, c in zip(score.task_ids, score.groups, score.categories, strict=True):
             if task not in group:
                 group[task] = g
                 category[task] = c or UNCATEGORISED
     task_ids = list(group)
-    return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids]
+    in_order = {at for at, names in met.items() if names == task_ids}
+    return task_ids, cluster_codes(list(group.values())), [category[t] for t in task_ids], in_order
 
 
 def _reasons(reasons: Counter[str]) -> str:

@@ -133,6 +133,19 @@ def test_a_known_good_file_reads_as_a_checked_one(locomo_result: bytes) -> None:
     assert "tasks" in first.measures and first.task_ids != second.task_ids
 
 
+def test_runs_of_one_evaluation_share_their_task_lists(locomo_result: bytes) -> None:
+    # A board holds thousands of runs' scores at once, in memory and pickled back from the
+    # verifying workers: the runs of an evaluation hold one list of task ids, groups and
+    # categories, not a copy each (validating a list copies it).
+    raw = scores_of(locomo_result)
+    for known_good in (False, True):
+        first, second = (read_scores(raw, source="x", known_good=known_good) for _ in range(2))
+        assert first == second
+        assert first.task_ids is second.task_ids
+        assert first.groups is second.groups
+        assert first.categories is second.categories
+
+
 def test_gives_scores_is_comparing_with_scores_of(demo: memrank.Evaluation) -> None:
     # Verification compares without walking the derived numbers again when orjson already
     # writes the canonical bytes (the demo), and falls back to scores_of when it does not
