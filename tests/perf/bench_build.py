@@ -96,8 +96,8 @@ minute to the next (the bench prints it): a cold build creates some 7,000 files 
 folders at 1,000 x 3 and a verify none. On C' the slow spells are the file system's own:
 ext4 without a journal skips the inodes freed in the last minutes, reading each one's entry to
 see when, so creates stay slow for minutes after many files are deleted (this bench's clean-up
-of a run before it deletes some 40,000); the bench now waits for creates to fall back to their
-usual cost before it times anything. The bench prints each try split into verify and board,
+of a run before it deletes some 40,000); when a first probe finds creates slow, the bench
+waits those minutes out before it times anything. The bench prints each try split into verify and board,
 and files: with this code the files took 1.9-2.3 s in a run whose file probe read 605 us and
 2.6-2.8 s in one that read 232 us, for the same work.
 
@@ -493,23 +493,25 @@ def create_microseconds(folder: Path, files: int = 2_000) -> float:
 CHEAP_CREATE_US = 100
 """A create at or under this is the file system's usual cost (20-40 us on the machines
 measured), not the slow spell below."""
-CREATE_WAIT_S = 420
-"""How long to wait for creates to fall back: ext4 without a journal skips inodes freed in
-the last one to six minutes (it reads each one's inode table entry to see when), so for some
-minutes after many files are deleted every create costs 400-1,000 us; this benchmark's own
-clean-up of an earlier run deletes some 40,000."""
+FREED_RECENTLY_S = 360
+"""How long ext4 without a journal passes over a freed inode when it creates a file: a
+minute, six while the block holding the inode's entry is waiting to be written, which a
+build's own creates keep it (it reads each such entry to see when it was freed; where a
+folder's inodes were all freed, every create reads them all)."""
 
 
 def cheap_creates(root: Path) -> tuple[float, float]:
-    """The cost of a create in ``root`` once it is the usual one, and the seconds waited for
-    it (at most ``CREATE_WAIT_S``, then the cost as it is): timed in a slow spell, a cold
-    build would pay the file system's bookkeeping for files deleted before it started."""
+    """The cost of a create in ``root``, once a build will pay only its usual cost, and the
+    seconds waited for that. A first probe over ``CHEAP_CREATE_US`` says many files were
+    freed in the minutes before (this benchmark's own clean-up of a run before it deletes
+    some 40,000): the wait is then ``FREED_RECENTLY_S`` from it, for the probe can fall back
+    before the builds' creates do (one timed that way wrote its files in 3.0-3.6 s, not
+    1.8-2.2)."""
     started = time.perf_counter()
-    for attempt in range(CREATE_WAIT_S // 30 + 1):
-        created = create_microseconds(root / f"probe-{attempt}")
-        if created <= CHEAP_CREATE_US or attempt == CREATE_WAIT_S // 30:
-            break
-        time.sleep(30)
+    created = create_microseconds(root / "probe-0")
+    if created > CHEAP_CREATE_US:
+        time.sleep(FREED_RECENTLY_S)
+        created = create_microseconds(root / "probe-1")
     return created, time.perf_counter() - started
 
 
