@@ -76,9 +76,27 @@ same folder:
                                      4.3-6.0 s; medians  1.24x, 0.94x)
                                      1.67x, 2.05x,
                                      2.08x)
+  C', another day (verify 3.2-6.3   1.87x (9.0 / 4.8 s;  1.03x (commands 1.28x)
+    s): the code before              median 1.70x)
+  C', that day: a cell, a track row  1.91x, 1.89x (7.2-   1.31x, 1.18x
+    and a value table as macros,     9.1 s / 3.8-4.75 s;  (commands 1.19x,
+    escape without Markup's Python   medians 1.88x,       1.27x)
+    constructor                      1.87x)
+  C', that day, this code: each      1.85x (7.1 / 3.85 s; 1.40x, 1.38x, 1.30x   2.20x
+    evaluation's runs share one task median 1.84x); 2.06x (commands 1.39x,
+    list (peak RSS 625 MB), the      (6.6 / 3.2 s, the    1.29x, 1.39x)
+    confusables read in the idle     fastest verify of
+    core                             the day; median
+                                     2.05x); 2.14x timed
+                                     2-6 minutes after
+                                     40,000 files were
+                                     deleted (files
+                                     3.0-3.6 s, not
+                                     1.4-2.2)
 
-On every machine: the cold build within 20 s, peak RSS within 1 GB (740 MB with this code, a
-worker's 746 MB counting the pages it shares with the build again; 854-858 MB before), growth
+On every machine: the cold build within 20 s, peak RSS within 1 GB (625 MB with this code, a
+worker's 606 MB counting the pages it shares with the build again; 740 MB before each
+evaluation's runs shared one task list, 854-858 MB before each process wrote its files), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
 writes its files. Not met in every run: the cold build within 2x the verify (on a slow, noisy
