@@ -82,12 +82,14 @@ same folder:
     and a value table as macros,     9.1 s / 3.8-4.75 s;  (commands 1.19x,
     escape without Markup's Python   medians 1.88x,       1.27x)
     constructor                      1.87x)
-  C', that day, this code: each      1.85x (7.1 / 3.85 s; 1.40x, 1.38x, 1.30x   2.20x
-    evaluation's runs share one task median 1.84x); 2.06x (commands 1.39x,
-    list (peak RSS 625 MB), the      (6.6 / 3.2 s, the    1.29x, 1.39x)
-    confusables read in the idle     fastest verify of
+  C', that day, this code: each      1.85x (7.1 / 3.85 s; 1.40x, 1.38x, 1.30x,  2.20x
+    evaluation's runs share one task median 1.84x); 2.06x 1.35x (commands
+    list (peak RSS 625 MB), the      (6.6 / 3.2 s, the    1.39x, 1.29x, 1.39x,
+    confusables read in the idle     fastest verify of    1.25x)
     core                             the day; median
-                                     2.05x); 2.14x timed
+                                     2.05x); 1.71x (8.4 /
+                                     4.95 s; median
+                                     1.84x); 2.14x timed
                                      2-6 minutes after
                                      40,000 files were
                                      deleted (files
@@ -99,12 +101,14 @@ worker's 606 MB counting the pages it shares with the build again; 740 MB before
 evaluation's runs shared one task list, 854-858 MB before each process wrote its files), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
-writes its files. Not met in every run: the cold build within 2x the verify (on a slow, noisy
-day of C', in the last three of the six runs of this stop's code, at 1.94x, 1.96x and 1.96x, not
-in the first three (two of them before its last change), at 2.07-2.15x, nor in the run of the code before it, 2.22x; the medians of
-each build over the verify before it 1.67-2.08x, and 1.88x; at the stop before, in 3 of 5 runs on C', at 1.93-1.99x, not in two slow spells; before it, 3 runs of
-14 on C and C', one of them at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an
-earlier stop).
+writes its files. Not met in every run: the cold build within 2x the verify (with this code on
+C', at 1.85x and 1.71x, not at 2.06x on the day's quickest verify, 3.2 s, nor at 2.14x minutes
+after a mass delete; with the code of the stop before, on a slow, noisy day, in three of its
+six runs, at 1.94x, 1.96x and 1.96x, not at 2.07-2.15x; at the stop before that, in 3 of 5 runs
+on C', at 1.93-1.99x, not in two slow spells; before it, 3 runs of 14 on C and C', one of them
+at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier stop). On a settled
+disk the build's own work beyond the verify is 3.2-3.5 s on C', about what a quick verify
+takes: the figure falls either side of 2x with the machine's pace.
 
 The ratio moves with the machine more than with the code: the verify is signatures, digests and
 file reads, the build's own stages mostly Python and numpy, and on C, whose verify is quickest
