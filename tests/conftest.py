@@ -84,6 +84,16 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def locomo_result(shared_data: Path) -> bytes:
+    """A real run's result file: BM25 on LoCoMo's smoke slice (values varying by task)."""
+    from memrank.artifacts import run_files
+    from memrank.evaluations import locomo
+
+    run = memrank.run(memrank.system("bm25"), locomo("smoke", path=shared_data / "locomo"))
+    return run_files(run.to_bytes()).result
+
+
+@pytest.fixture(scope="session")
 def _registry_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("memrank-home")
 

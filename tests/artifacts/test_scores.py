@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -68,14 +67,6 @@ def crafted_result() -> bytes:
         ],
     }
     return json.dumps(result).encode()
-
-
-@pytest.fixture(scope="module")
-def locomo_result(shared_data: Path) -> bytes:
-    from memrank.evaluations import locomo
-
-    run = memrank.run(memrank.system("bm25"), locomo("smoke", path=shared_data / "locomo"))
-    return run_files(run.to_bytes()).result
 
 
 def test_independent_implementation_gives_the_same_bytes_on_crafted_corners() -> None:

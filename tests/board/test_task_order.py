@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
 
-import memrank
-from memrank.artifacts import read_scores, run_files, scores_of
+from memrank.artifacts import read_scores, scores_of
 from memrank.board.config import Column
 from memrank.board.tables import table_of
-
-
-@pytest.fixture(scope="module")
-def bm25_on_locomo(shared_data: Path) -> bytes:
-    """A real run's result file: BM25 on LoCoMo's smoke slice, values varying by task."""
-    from memrank.evaluations import locomo
-
-    run = memrank.run(memrank.system("bm25"), locomo("smoke", path=shared_data / "locomo"))
-    return run_files(run.to_bytes()).result
 
 
 def _scored(result: bytes, *, reversed_tasks: bool) -> SimpleNamespace:
@@ -36,11 +24,11 @@ def _scored(result: bytes, *, reversed_tasks: bool) -> SimpleNamespace:
     )
 
 
-def test_a_run_listing_its_tasks_in_another_order_lines_up_by_task(bm25_on_locomo: bytes) -> None:
+def test_a_run_listing_its_tasks_in_another_order_lines_up_by_task(locomo_result: bytes) -> None:
     # Runs of an evaluation mostly share one task list, and the table takes the rows of those
     # that list the column's order as they are; a run listing them otherwise is placed task by
     # task. Three runs from one process: the first two hold one list object, the third another.
-    runs = [_scored(bm25_on_locomo, reversed_tasks=flip) for flip in (False, False, True)]
+    runs = [_scored(locomo_result, reversed_tasks=flip) for flip in (False, False, True)]
     assert runs[0].scores.task_ids is runs[1].scores.task_ids
     assert runs[2].scores.task_ids == runs[0].scores.task_ids[::-1]
     measure = next(iter(runs[0].scores.measures))

@@ -499,7 +499,7 @@ def exponent(sizes: list[int], measured: list[float]) -> float:
 
 def create_microseconds(folder: Path, files: int = 2_000) -> float:
     """What creating one small file costs in ``folder``, in microseconds (the files are left
-    there: deleting them would slow the creates that follow). A cold build creates some 14,000
+    there: deleting them would slow the creates that follow). A cold build creates some 11,000
     files and folders at 1,000 x 3 and a verify none, so a slow folder raises the ratio: on one
     2-core machine a create cost 10-30 us in most folders and 200-300 us in a temporary folder
     where many files had been deleted, which alone added about 2 s to the build."""
