@@ -18,7 +18,13 @@ from memrank.stats.clustered import (
 )
 from memrank.stats.kernels import EXACT_MAX_CLUSTERS
 from memrank.stats.mcnemar import mcnemar_exact
-from memrank.stats.pairwise import PairMatrices, pairwise_p_values, pairwise_tests
+from memrank.stats.pairwise import (
+    PairMatrices,
+    PairTests,
+    pair_spans,
+    pairwise_p_values,
+    pairwise_tests,
+)
 from memrank.stats.ranks import RankRange, tie_aware_ranks, wins
 
 __all__ = [
@@ -29,12 +35,14 @@ __all__ = [
     "ClusteredReading",
     "MeanInterval",
     "PairMatrices",
+    "PairTests",
     "RankRange",
     "cluster_codes",
     "mcnemar_exact",
     "mean_interval",
     "mean_intervals",
     "paired_reading",
+    "pair_spans",
     "pairwise_p_values",
     "pairwise_tests",
     "tie_aware_ranks",

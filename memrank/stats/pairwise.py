@@ -21,7 +21,7 @@ from memrank.errors import UsageError
 from memrank.stats.clustered import check_binary, checked_codes, clusters_side_by_side
 from memrank.stats.kernels import binary_p, continuous_p, cr2
 
-__all__ = ["PairMatrices", "pairwise_p_values", "pairwise_tests"]
+__all__ = ["PairMatrices", "PairTests", "pair_spans", "pairwise_p_values", "pairwise_tests"]
 
 _CELLS_PER_CHUNK = 2_000_000
 """Pair x cluster cells held at a time (a few arrays of them): memory stays bounded however
@@ -61,77 +61,154 @@ def pairwise_tests(
     ``rows``, only the pairs that hold one of them are tested (the rest of both matrices is
     NaN and 0): a pair's test reads its two rows alone, so a column that gained a few runs
     tests only theirs."""
-    values = np.asarray(matrix, dtype=float)
-    if values.ndim != 2:
-        raise UsageError(f"pairwise tests need a runs x tasks matrix; got shape {values.shape}")
-    runs, tasks = values.shape
-    codes = checked_codes(clusters, tasks)
-    if binary:
-        check_binary(values)
-    p, differences = np.full((runs, runs), np.nan), np.zeros((runs, runs))
-    if runs < 2 or tasks == 0:
-        return PairMatrices(p, differences)
-    wanted = None if rows is None else np.array(distinct(rows), dtype=np.intp)
-    for i, j, sums, counts in _pair_sums(values, codes, wanted):
-        paired = counts.sum(axis=1)
+    tests = PairTests(matrix, clusters, binary=binary)
+    into = tests.untested()
+    if rows is None:
+        tests.test(0, tests.runs, into)
+    else:
+        wanted = np.array(distinct(rows), dtype=np.intp)
+        unwalked = np.ones(tests.runs, dtype=bool)  # their pairs with a wanted row meet here
+        unwalked[wanted] = False
+        tests.tested(wanted, unwalked, into)
+    return into
+
+
+class PairTests:
+    """A runs x tasks matrix made ready for its pairs to be tested a span of rows at a time
+    (``test``), so that processes can share a column's tests out: a pair is always tested the
+    same way, whichever span and process it falls to, so the bytes are the same."""
+
+    def __init__(
+        self, matrix: np.ndarray, clusters: np.ndarray | Sequence[int], *, binary: bool
+    ) -> None:
+        values = np.asarray(matrix, dtype=float)
+        if values.ndim != 2:
+            raise UsageError(f"pairwise tests need a runs x tasks matrix; got shape {values.shape}")
+        self.runs, tasks = values.shape
+        codes = checked_codes(clusters, tasks)
         if binary:
-            chunk = np.where(paired > 0, binary_p(sums, counts), np.nan)
-        else:
-            chunk = continuous_p(cr2(sums, counts))
-        mean = sums.sum(axis=1) / np.maximum(paired, 1)  # 0 where none paired
-        p[i, j] = chunk
-        p[j, i] = chunk
-        differences[i, j] = mean
-        differences[j, i] = 0.0 - mean  # not -mean: a tie reads 0.0 both ways, never -0.0
-    return PairMatrices(p, differences)
+            check_binary(values)
+        self._binary = binary
+        self._sums = _Sums.of(values, codes) if self.runs >= 2 and tasks else None
+
+    def untested(self) -> PairMatrices:
+        """Both matrices as no pair is tested yet: NaN p values and 0 differences."""
+        return PairMatrices(np.full((self.runs, self.runs), np.nan), np.zeros((self.runs,) * 2))
+
+    def test(self, first: int, last: int, into: PairMatrices) -> None:
+        """Test every pair i < j with ``first <= i < last``, writing both entries of each in
+        ``into``."""
+        walked = np.arange(first, min(last, self.runs - 1))
+        self.tested(walked, np.zeros(self.runs, dtype=bool), into)
+
+    def tested(self, walked: np.ndarray, unwalked: np.ndarray, into: PairMatrices) -> None:
+        """Test the pairs ``_Sums.pairs`` gives for ``walked`` rows into ``into``."""
+        if self._sums is None:
+            return
+        p, differences = into.p_values, into.differences
+        for i, j, sums, counts in self._sums.pairs(walked, unwalked):
+            paired = counts.sum(axis=1)
+            if self._binary:
+                chunk = np.where(paired > 0, binary_p(sums, counts), np.nan)
+            else:
+                chunk = continuous_p(cr2(sums, counts))
+            mean = sums.sum(axis=1) / np.maximum(paired, 1)  # 0 where none paired
+            p[i, j] = chunk
+            p[j, i] = chunk
+            differences[i, j] = mean
+            differences[j, i] = 0.0 - mean  # not -mean: a tie reads 0.0 both ways, never -0.0
 
 
-def _pair_sums(
-    values: np.ndarray, codes: np.ndarray, wanted: np.ndarray | None = None
-) -> Iterator[tuple[np.ndarray, ...]]:
-    """Every pair i < j in chunks of rows i: (i, j, per-cluster sums of x_j - x_i over the tasks
-    both valued, per-cluster counts of those tasks), clusters in code order. With ``wanted``
-    (ascending rows), the pairs that hold a wanted row, each once, i a wanted row.
+def pair_spans(runs: int, parts: int) -> list[tuple[int, int]]:
+    """``PairTests.test``'s row spans (first, last) splitting the pairs of ``runs`` rows into
+    ``parts`` of about as many pairs each (row i leads ``runs - 1 - i`` of them)."""
+    pairs = runs * (runs - 1) // 2
+    spans: list[tuple[int, int]] = []
+    first, led = 0, 0
+    for i in range(runs - 1):
+        led += runs - 1 - i
+        if led * parts >= pairs * (len(spans) + 1) or i == runs - 2:
+            spans.append((first, i + 1))
+            first = i + 1
+    return spans
 
-    With v a task's 1/0 "valued" and x its value (0 where absent), the sum for cluster g is
-    sum v_i x_j - sum v_j x_i: the first term is j's cluster total where i valued all of g's
-    tasks, the second i's where j did, and the count is sum v_i v_j. Only the rows that left
-    a task unvalued take the sums over their own tasks (``_masked_sums``).
-    """
-    filled, valid, codes, starts = clusters_side_by_side(values, codes)
-    spans = list(zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], strict=True))
-    totals = np.add.reduceat(filled, starts, axis=1)  # [r, g]: row r's sum over cluster g
-    counted = np.add.reduceat(valid.astype(np.int64), starts, axis=1)
-    gaps = np.flatnonzero(~valid.all(axis=1))  # rows that left some task unvalued
-    patterns = [_patterns(valid[:, start:end]) for start, end in spans] if len(gaps) else []
-    rows, clusters = len(values), len(starts)
-    step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
-    walked = np.arange(rows - 1) if wanted is None else wanted
-    others = np.arange(rows)[None, :]
-    unwalked = np.ones(rows, dtype=bool)  # their pairs with a walked row are met only there
-    unwalked[walked] = False
-    for first in range(0, len(walked), step):
-        block = walked[first : first + step]
-        # [i, j, g] as if i valued every task: then v_i x_j sums to j's total and v_i v_j
-        # counts j's valued tasks; as if j did: v_j x_i sums to i's total.
-        theirs = np.repeat(totals[None], len(block), axis=0)
-        counts = np.repeat(counted[None], len(block), axis=0)
-        mine = np.repeat(totals[block][:, None], rows, axis=1)
-        gapped = np.flatnonzero(~valid[block].all(axis=1))
-        for g, (start, end) in enumerate(spans if len(gapped) or len(gaps) else ()):
-            x, v = filled[:, start:end], valid[:, start:end]
-            valued, which = patterns[g]  # made: a row gapped here is among the gaps
-            if len(gapped):
-                theirs[gapped, :, g] = _masked_sums(x, valued, which[block[gapped]], totals[:, g])
-                # a product of 0/1 masks sums whole numbers: exact in any order, BLAS or not
-                both = v[block[gapped]].astype(float) @ v.T.astype(float)
-                counts[gapped, :, g] = np.rint(both).astype(np.int64)
-            if len(gaps):
-                mine[:, gaps, g] = _masked_sums(x[block], valued, which[gaps], totals[block, g]).T
-        # j after i, or j a row that is not walked (its pair with i is met only here)
-        later = (others > block[:, None]) | (unwalked[None, :] & (others != block[:, None]))
-        at, j = np.nonzero(later)
-        yield block[at], j, (theirs - mine)[later], counts[later]
+
+@dataclass(frozen=True)
+class _Sums:
+    """A matrix laid out for its per-cluster pair sums (``pairs``).
+
+    The tests (``kernels``) need, per pair, the per-cluster sums of x_j - x_i over the tasks
+    both valued and the per-cluster counts of those tasks. With v a task's 1/0 "valued" and x
+    its value (0 where absent), the sum for cluster g is sum v_i x_j - sum v_j x_i: the first
+    term is j's cluster total where i valued all of g's tasks, the second i's where j did, and
+    the count is sum v_i v_j. Only the rows that left a task unvalued take the sums over their
+    own tasks (``_masked_sums``)."""
+
+    filled: np.ndarray
+    valid: np.ndarray
+    spans: list[tuple[int, int]]
+    totals: np.ndarray
+    """``[r, g]``: row r's sum over cluster g."""
+    counted: np.ndarray
+    gaps: np.ndarray
+    """Rows that left some task unvalued."""
+    patterns: list[tuple[np.ndarray, np.ndarray]]
+
+    @classmethod
+    def of(cls, values: np.ndarray, codes: np.ndarray) -> _Sums:
+        filled, valid, codes, starts = clusters_side_by_side(values, codes)
+        spans = list(zip(starts.tolist(), [*starts[1:].tolist(), len(codes)], strict=True))
+        gaps = np.flatnonzero(~valid.all(axis=1))
+        return cls(
+            filled=filled,
+            valid=valid,
+            spans=spans,
+            totals=np.add.reduceat(filled, starts, axis=1),
+            counted=np.add.reduceat(valid.astype(np.int64), starts, axis=1),
+            gaps=gaps,
+            patterns=[_patterns(valid[:, a:b]) for a, b in spans] if len(gaps) else [],
+        )
+
+    def pairs(self, walked: np.ndarray, unwalked: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
+        """Each pair of a ``walked`` row i with a row j after it, or with an ``unwalked`` row
+        j (whose pairs with walked rows are met only here), in chunks of rows i: (i, j, the
+        per-cluster sums, the per-cluster counts), clusters in code order."""
+        filled, valid, totals, counted, gaps = (
+            self.filled,
+            self.valid,
+            self.totals,
+            self.counted,
+            self.gaps,
+        )
+        rows, clusters = len(filled), len(self.spans)
+        step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
+        others = np.arange(rows)[None, :]
+        for first in range(0, len(walked), step):
+            block = walked[first : first + step]
+            # [i, j, g] as if i valued every task: then v_i x_j sums to j's total and v_i v_j
+            # counts j's valued tasks; as if j did: v_j x_i sums to i's total.
+            theirs = np.repeat(totals[None], len(block), axis=0)
+            counts = np.repeat(counted[None], len(block), axis=0)
+            mine = np.repeat(totals[block][:, None], rows, axis=1)
+            gapped = np.flatnonzero(~valid[block].all(axis=1))
+            for g, (start, end) in enumerate(self.spans if len(gapped) or len(gaps) else ()):
+                x, v = filled[:, start:end], valid[:, start:end]
+                valued, which = self.patterns[g]  # made: a row gapped here is among the gaps
+                if len(gapped):
+                    theirs[gapped, :, g] = _masked_sums(
+                        x, valued, which[block[gapped]], totals[:, g]
+                    )
+                    # a product of 0/1 masks sums whole numbers: exact in any order, BLAS or not
+                    both = v[block[gapped]].astype(float) @ v.T.astype(float)
+                    counts[gapped, :, g] = np.rint(both).astype(np.int64)
+                if len(gaps):
+                    mine[:, gaps, g] = _masked_sums(
+                        x[block], valued, which[gaps], totals[block, g]
+                    ).T
+            # j after i, or j a row that is not walked (its pair with i is met only here)
+            later = (others > block[:, None]) | (unwalked[None, :] & (others != block[:, None]))
+            at, j = np.nonzero(later)
+            yield block[at], j, (theirs - mine)[later], counts[later]
 
 
 def _patterns(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -154,13 +231,17 @@ def _masked_sums(
     Summed by numpy, not as a product through BLAS, whose order of summation (and so the last
     bit of each sum) depends on the processor: the board's published bytes must not. Each
     pattern is summed once (the runs of a column mostly leave the same tasks unvalued), over
-    whichever side of it is smaller: what it holds, or what it leaves out, subtracted."""
+    whichever side of it is smaller: what it holds, or what it leaves out, subtracted. The
+    columns picked are laid out row by row before they are summed: numpy sums a row held in
+    one piece pairwise, but the columns of several rows as picked lie column by column and
+    were summed one after another, so a row's last bit depended on how many rows came with
+    it."""
     needed, back = np.unique(wanted, return_inverse=True)
     sums = np.empty((len(needed), len(x)))
     for at, pattern in enumerate(needed.tolist()):
         held = patterns[pattern]
         if 2 * held.sum() <= len(held):
-            sums[at] = np.add.reduce(x[:, held], axis=1)
+            sums[at] = np.add.reduce(np.ascontiguousarray(x[:, held]), axis=1)
         else:
-            sums[at] = totals - np.add.reduce(x[:, ~held], axis=1)
+            sums[at] = totals - np.add.reduce(np.ascontiguousarray(x[:, ~held]), axis=1)
     return sums[back.ravel()]

@@ -14,9 +14,11 @@ from scipy.stats import t as t_distribution
 from memrank.errors import UsageError
 from memrank.stats import (
     EXACT_MAX_CLUSTERS,
+    PairTests,
     cluster_codes,
     mcnemar_exact,
     mean_interval,
+    pair_spans,
     paired_reading,
     pairwise,
     pairwise_p_values,
@@ -236,17 +238,62 @@ def test_the_pairs_of_some_rows_are_the_same_bits_as_in_the_whole_matrix(rows: l
             assert mine[held].tobytes() == all_of[held].tobytes(), name
         assert np.isnan(some.p_values[~held]).all() and not some.differences[~held].any()
     # and each pair is tested once: all of them without rows, those that hold one with them
-    for wanted in (None, np.array(rows, dtype=np.intp)):
+    laid_out = pairwise._Sums.of(shares, codes)
+    unwalked = np.ones(8, dtype=bool)
+    unwalked[rows] = False
+    for walked, others in (
+        (np.arange(7), np.zeros(8, dtype=bool)),
+        (np.array(rows, dtype=np.intp), unwalked),
+    ):
         met = [
             frozenset(pair)
-            for i, j, _, _ in pairwise._pair_sums(shares, codes, wanted)
+            for i, j, _, _ in laid_out.pairs(walked, others)
             for pair in zip(i.tolist(), j.tolist(), strict=True)
         ]
         assert (
-            len(met)
-            == len(set(met))
-            == (28 if wanted is None else held[np.triu_indices(8, 1)].sum())
+            len(met) == len(set(met)) == held[np.triu_indices(8, 1)].sum() if others.any() else 28
         )
+
+
+def test_one_rows_pairs_are_the_same_bits_as_in_the_whole_matrix_beside_gapped_rows() -> None:
+    # A rebuild that added one run tests its row alone. Where another row left eight or more
+    # of a cluster's tasks unvalued, numpy summed them pairwise for a lone row but one after
+    # another for a block of rows, and row 18's p values came out a bit apart.
+    rng = np.random.default_rng(40)
+    codes = rng.integers(0, 10, 300)
+    numbers = rng.normal(size=(23, 300)).round(3)
+    numbers[4, :40] = numbers[17, 250:] = np.nan
+    whole = pairwise_tests(numbers, codes, binary=False)
+    for row in range(23):
+        alone = pairwise_tests(numbers, codes, binary=False, rows=[row])
+        assert alone.p_values[row].tobytes() == whole.p_values[row].tobytes(), row
+        assert alone.differences[row].tobytes() == whole.differences[row].tobytes(), row
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 5, 40])
+def test_pairs_tested_in_parts_are_the_same_bits_as_in_one_pass(parts: int) -> None:
+    # A board's column is tested in parts by whichever process is free: its bytes must not
+    # depend on how the rows were cut or who tested them.
+    rng = np.random.default_rng(parts)
+    codes = rng.integers(0, 10, 300)
+    shares = (rng.random((23, 300)) < rng.uniform(0.2, 0.8, (23, 1))).astype(float)
+    numbers = rng.normal(size=(23, 300)).round(3)
+    for matrix in (shares, numbers):
+        matrix[4, :40] = matrix[17, 250:] = np.nan
+    for matrix, binary in ((shares, True), (numbers, False)):
+        whole = pairwise_tests(matrix, codes, binary=binary)
+        tests = PairTests(matrix, codes, binary=binary)
+        spans = pair_spans(23, parts)
+        into = tests.untested()
+        for first, last in reversed(spans):
+            tests.test(first, last, into)
+        assert into.p_values.tobytes() == whole.p_values.tobytes()
+        assert into.differences.tobytes() == whole.differences.tobytes()
+    # the spans follow each other over every row that leads a pair, about as many pairs each
+    assert [first for first, _ in spans] == [0, *(last for _, last in spans[:-1])]
+    assert spans[-1][1] == 22 and len(spans) == (parts if parts < 22 else 22)
+    led = [sum(22 - i for i in range(first, last)) for first, last in spans]
+    assert all(abs(pairs - 253 / len(spans)) <= 22 for pairs in led)  # within one row's pairs
 
 
 def test_a_declared_binary_measure_must_hold_zeros_and_ones() -> None:
