@@ -3,8 +3,9 @@ forked copies of it, the results in the order of the shares (``in_shares``); or 
 batches to this process and its forked copies, each taking the next as it comes free, when
 items cost unequally (``in_turns``); or one piece of work in a forked copy while this process
 goes on with other work (``meanwhile``; forked at once, it may be held until this process has
-a core to spare), or several, one after another, this process taking each as it is done
-(``in_order``), leaving a large result in memory it shares with this process (``shared``).
+a core to spare), or items taken in order by a forked worker and by this process whenever it
+would wait for one (``in_order``), each leaving what it makes in memory the processes share
+(``shared``).
 
 A board of thousands of runs verifies and renders them one by one, and each run's work is
 independent of the others'; on a machine with more than one core the shares run side by side.
@@ -23,6 +24,7 @@ import ctypes
 import mmap
 import os
 import pickle
+import select
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -165,50 +167,92 @@ def meanwhile(work: Callable[[], Made], *, held: bool = False) -> Iterator[Pendi
 
 
 @contextlib.contextmanager
-def in_order(work: Callable[[Item], None], items: Sequence[Item]) -> Iterator[Callable[[], None]]:
-    """``work(item)`` for each of ``items`` in turn, in a forked worker while the ``with``
-    block runs, each leaving what it makes in ``shared`` memory. The block calls what this
-    yields once per item, in order, to wait until that item is done: its work done meanwhile
-    goes on while the worker does the next. An exception the worker raised is raised by
-    that call; the items of a worker that died without a word are done here, one per call.
-    Where no fork is possible, each call does its item here."""
-    done = 0
+def in_order(
+    work: Callable[[Item], None], items: Sequence[Item]
+) -> Iterator[Callable[[int], None]]:
+    """``work(item)`` once for each of ``items``, each leaving what it makes in ``shared``
+    memory: a forked worker takes them in order, one after another, while the ``with`` block
+    runs. The block calls what this yields with ``n`` to wait until the first ``n`` items are
+    done; while it waits, this process takes the next item no process has taken and does it
+    here, so neither process idles while items are left. An exception the worker raised is
+    raised by such a call; the items of a worker that died without a word are done here.
+    Where no fork is possible, every item is done here, as the calls ask for them. At most
+    ``_PIPE_HOLDS // _NUMBER`` items: their numbers are queued in a pipe before any is read."""
+    if len(items) > _PIPE_HOLDS // _NUMBER:
+        raise ValueError(f"in_order takes at most {_PIPE_HOLDS // _NUMBER} items")
+    done = [False] * len(items)
 
-    def here() -> None:
-        nonlocal done
-        done += 1
-        work(items[done - 1])
+    def here(at: int) -> None:
+        work(items[at])
+        done[at] = True
 
     if not items or not _forks():
-        yield here
+
+        def through_here(count: int) -> None:
+            for at in range(count):
+                if not done[at]:
+                    here(at)
+
+        yield through_here
         return
-    ready, said = os.pipe()
+    queue = _queue(len(items))
+    reports, said = os.pipe()
 
     def every(_: object) -> None:
-        for item in items:
-            work(item)
-            os.write(said, b"+")
+        while number := os.read(queue, _NUMBER):
+            work(items[int.from_bytes(number, "little")])
+            os.write(said, number)
 
     worker: _Worker[None, None] = _Worker.start(every, None)
     os.close(said)
+    os.set_blocking(reports, False)
 
-    def next_done() -> None:
-        nonlocal done
-        if worker.waited:
-            here()
-        elif os.read(ready, 1):
-            done += 1
-        else:  # the worker ended before this item: raise what it raised, or do the item here
-            outcome = worker.outcome()
-            if outcome is not None and not outcome[0]:
-                raise outcome[1]  # type: ignore[misc]
-            here()
+    def through(count: int) -> None:
+        while not all(done[:count]):
+            if worker.waited:  # it ended: what it left undone is done here
+                for at in range(count):
+                    if not done[at]:
+                        here(at)
+            elif _heard(reports, done):
+                continue
+            elif number := os.read(queue, _NUMBER):
+                here(int.from_bytes(number, "little"))
+            else:  # every item is taken: wait for the worker's next one
+                select.select([reports], [], [])
+                if not _heard(reports, done):
+                    outcome = worker.outcome()
+                    if outcome is not None and not outcome[0]:
+                        raise outcome[1]  # type: ignore[misc]
 
     try:
-        yield next_done
+        yield through
     finally:
-        os.close(ready)
+        os.close(queue)
         worker.kill()
+
+
+def _queue(items: int) -> int:
+    """The reading end of a pipe holding the numbers 0 to ``items`` - 1, its writing end
+    closed, so that a read of an emptied queue ends in every process (a read of a few bytes
+    is atomic: each number is taken by one reader)."""
+    queue, writing = os.pipe()
+    try:
+        os.write(writing, b"".join(n.to_bytes(_NUMBER, "little") for n in range(items)))
+    finally:
+        os.close(writing)
+    return queue
+
+
+def _heard(reports: int, done: list[bool]) -> bool:
+    """Mark done each item number the worker has written to ``reports`` (read without
+    waiting); False when there was none or the worker has ended (the pipe is closed)."""
+    try:
+        heard = os.read(reports, _PIPE_HOLDS)
+    except BlockingIOError:
+        return False
+    for at in range(0, len(heard), _NUMBER):
+        done[int.from_bytes(heard[at : at + _NUMBER], "little")] = True
+    return bool(heard)
 
 
 def in_turns(
@@ -224,14 +268,10 @@ def in_turns(
     # At most as many batches as numbers fit in a pipe's buffer, all written before any is read.
     batch = max(batch, -(-len(items) // (_PIPE_HOLDS // _NUMBER)))
     starts = range(0, len(items), batch)
-    queue, writing = os.pipe()
-    try:
-        os.write(writing, b"".join(n.to_bytes(_NUMBER, "little") for n in range(len(starts))))
-    finally:
-        os.close(writing)  # so that a read of an emptied queue ends, in every process
+    queue = _queue(len(starts))
 
     def take(_: object) -> dict[int, list[Made]]:
-        """Batches, by number, until the queue is empty (a read of a few bytes is atomic)."""
+        """Batches, by number, until the queue is empty."""
         done = {}
         while number := os.read(queue, _NUMBER):
             at = starts[int.from_bytes(number, "little")]

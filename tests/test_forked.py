@@ -296,7 +296,10 @@ def test_what_a_worker_leaves_in_shared_memory_is_read_here(
 
 
 def _note_pid(memory: mmap.mmap | bytearray, item: int) -> None:
-    memory[4 * item : 4 * item + 4] = os.getpid().to_bytes(4, "little")
+    """Write the pid that did ``item``, and count how many times it was done."""
+    memory[8 * item : 8 * item + 4] = os.getpid().to_bytes(4, "little")
+    times = int.from_bytes(memory[8 * item + 4 : 8 * item + 8], "little")
+    memory[8 * item + 4 : 8 * item + 8] = (times + 1).to_bytes(4, "little")
 
 
 def _note_pid_slowly(memory: mmap.mmap | bytearray, item: int) -> None:
@@ -305,56 +308,76 @@ def _note_pid_slowly(memory: mmap.mmap | bytearray, item: int) -> None:
 
 
 def _pids_noted(memory: mmap.mmap | bytearray, items: int) -> list[int]:
-    return [int.from_bytes(memory[4 * n : 4 * n + 4], "little") for n in range(items)]
+    return [int.from_bytes(memory[8 * n : 8 * n + 4], "little") for n in range(items)]
 
 
-def test_in_order_does_each_item_in_a_worker_and_says_when_each_is_done(
+def _times_done(memory: mmap.mmap | bytearray, items: int) -> list[int]:
+    return [int.from_bytes(memory[8 * n + 4 : 8 * n + 8], "little") for n in range(items)]
+
+
+def test_in_order_shares_the_items_with_the_worker_and_says_when_the_first_n_are_done(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_forked, "cores", lambda: 2)
-    memory = _forked.shared(12)
-    with _forked.in_order(functools.partial(_note_pid_slowly, memory), [0, 1, 2]) as next_done:
-        for item in range(3):
-            next_done()
-            # each item is in memory once its call returns, and no later item is asked for
-            assert _pids_noted(memory, item + 1)[item] not in (0, os.getpid())
-    assert len(set(_pids_noted(memory, 3))) == 1
-    monkeypatch.setattr(_forked, "cores", lambda: 1)  # nothing forked: each call does its item
-    memory = _forked.shared(12)
-    with _forked.in_order(functools.partial(_note_pid, memory), [0, 1, 2]) as next_done:
-        next_done()
+    memory = _forked.shared(8 * 6)
+    with _forked.in_order(functools.partial(_note_pid_slowly, memory), range(6)) as through:
+        for count in range(1, 7):
+            through(count)
+            # the first ``count`` items are in memory once the call returns
+            assert 0 not in _pids_noted(memory, count)
+    pids = _pids_noted(memory, 6)
+    # while this process waited for an item the worker had, it did the next one itself
+    assert os.getpid() in pids and len(set(pids)) == 2
+    assert _times_done(memory, 6) == [1] * 6
+
+
+def test_in_order_without_a_fork_does_what_each_call_asks_for_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_forked, "cores", lambda: 1)
+    memory = _forked.shared(8 * 3)
+    with _forked.in_order(functools.partial(_note_pid, memory), [0, 1, 2]) as through:
+        through(1)
         assert _pids_noted(memory, 3) == [os.getpid(), 0, 0]
-        next_done()
-        next_done()
+        through(3)
     assert _pids_noted(memory, 3) == [os.getpid()] * 3
+    assert _times_done(memory, 3) == [1] * 3
 
 
 def _die_at_second(memory: mmap.mmap | bytearray, item: int) -> None:
     if item == 1 and os.getpid() != PARENT:
         os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
-    _note_pid(memory, item)
+    _note_pid_slowly(memory, item)
 
 
 def test_in_order_does_here_the_items_a_dead_worker_left(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_forked, "cores", lambda: 2)
-    memory = _forked.shared(12)
-    with _forked.in_order(functools.partial(_die_at_second, memory), [0, 1, 2]) as next_done:
-        for _ in range(3):
-            next_done()
-    first, second, third = _pids_noted(memory, 3)
-    assert first not in (0, os.getpid()) and second == third == os.getpid()
+    memory = _forked.shared(8 * 4)
+    with _forked.in_order(functools.partial(_die_at_second, memory), range(4)) as through:
+        through(4)
+    pids = _pids_noted(memory, 4)
+    assert 0 not in pids and pids[1] == os.getpid()
+    assert _times_done(memory, 4) == [1] * 4
 
 
-def _refuse_second(item: int) -> None:
-    if item == 1 and os.getpid() != PARENT:  # refused in the worker alone: raised from there
+def _refused_in_a_worker(item: int) -> None:
+    if os.getpid() != PARENT:  # refused in the worker alone: raised from there
         raise ValueError(f"item {item} refused")
+    time.sleep(0.2)  # the worker takes an item before this process can take them all
 
 
-def test_in_order_raises_what_the_worker_raised_when_its_item_is_asked_for(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_in_order_raises_what_the_worker_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_forked, "cores", lambda: 2)
-    with _forked.in_order(_refuse_second, [0, 1, 2]) as next_done:
-        next_done()  # the first item is done: nothing raised yet
-        with pytest.raises(ValueError, match="item 1 refused"):
-            next_done()
+    with (
+        _forked.in_order(_refused_in_a_worker, range(3)) as through,
+        pytest.raises(ValueError, match=r"item \d refused"),
+    ):
+        through(3)
+
+
+def test_in_order_takes_no_more_items_than_a_pipe_holds_at_once() -> None:
+    with (
+        pytest.raises(ValueError, match="at most 1024 items"),
+        _forked.in_order(_refused_in_a_worker, range(1025)),
+    ):
+        pass

@@ -19,7 +19,7 @@ from memrank.board.config import Column
 from memrank.board.memo import Memo, key, pack_files, unpack_files
 from memrank.stats import PairMatrices, pairwise_tests
 
-__all__ = ["PairsKept", "kept_pairs", "tested_pairs"]
+__all__ = ["PairsKept", "afresh", "keep_pairs", "kept_pairs", "tested_pairs"]
 
 _DIGESTS, _P_VALUES, _DIFFERENCES = "digests", "p_values", "differences"
 
@@ -76,7 +76,7 @@ def tested_pairs(
     row's scores digest in ``digests``): taken from ``kept`` for the pairs it holds, tested
     for the others; the matrices are then kept in ``memo`` for the next build."""
     earlier = kept.pairs
-    if earlier is None or len(set(digests)) < len(digests):  # a repeated digest: no mapping
+    if earlier is None or afresh(kept, digests):
         pairs = pairwise_tests(matrix, clusters, binary=binary)
     elif kept.digests == tuple(digests):
         return earlier.p_values, earlier.differences
@@ -88,6 +88,18 @@ def tested_pairs(
         was = np.array([at[digests[row]] for row in old], dtype=np.intp)
         pairs.p_values[np.ix_(old, old)] = earlier.p_values[np.ix_(was, was)]
         pairs.differences[np.ix_(old, old)] = earlier.differences[np.ix_(was, was)]
+    keep_pairs(memo, kept, digests, pairs)
+    return pairs.p_values, pairs.differences
+
+
+def afresh(kept: PairsKept, digests: Sequence[str]) -> bool:
+    """Whether every pair of the rows ``digests`` names is to be tested: nothing is kept, or a
+    repeated digest leaves no mapping from kept rows to these."""
+    return kept.pairs is None or len(set(digests)) < len(digests)
+
+
+def keep_pairs(memo: Memo, kept: PairsKept, digests: Sequence[str], pairs: PairMatrices) -> None:
+    """Keep a column's tested matrices in ``memo`` for the next build (``kept_pairs``)."""
     if memo.active:
         memo.put(
             kept.entry,
@@ -99,4 +111,3 @@ def tested_pairs(
                 }
             ),
         )
-    return pairs.p_values, pairs.differences

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from memrank.artifacts import VerifiedRun
 from memrank.board.config import Column, Direction
 from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Interval, Rank
-from memrank.board.pair_memo import PairsKept, kept_pairs, tested_pairs
+from memrank.board.pair_memo import PairsKept, afresh, keep_pairs, kept_pairs, tested_pairs
 from memrank.board.tables import UNCATEGORISED, TaskTable, table_of
 from memrank.board.text import category_order
 from memrank.measure import Decider, Value
@@ -30,8 +30,11 @@ from memrank.measures.kinds import declared_range
 from memrank.stats import (
     FEW_CLUSTERS,
     MeanInterval,
+    PairMatrices,
+    PairTests,
     RankRange,
     mean_intervals,
+    pair_spans,
     tie_aware_ranks,
 )
 
@@ -108,14 +111,16 @@ def read_columns(
     ``alongside()`` (the caller's other work) gives, or None.
 
     The pair tests, most of a large column's work, need no Python object of a run: on a large
-    board a forked worker tests the columns one after another, reading only their task
-    matrices, while this process works out every column's means and ``alongside``, then what
-    ``then`` makes of each column as soon as the worker has tested it. This process's own
-    share of a column's work (its means, cells and run-page lists) costs about what the
-    worker's tests of one do, and tests run slower here, where every page of memory the fork
-    shares is copied as it is first written, so the worker takes every test, not half. A
-    column whose pairs the memo mostly holds (``memrank.board.pair_memo``) is tested here, and
-    so is a lone column with nothing alongside: a fork would only wait."""
+    board each column's tests are cut in parts (``pair_spans``), and a forked worker takes the
+    parts in order, reading only the task matrices, while this process works out every
+    column's means and ``alongside``, then what ``then`` makes of each column as soon as its
+    parts are tested. Whenever this process would wait for a part, it tests the next one no
+    process has taken (``in_order``), so neither idles: which one is ahead depends on the
+    machine (this process's share costs about what the tests of one column do, and a test
+    runs slower here, where every page of memory the fork shares is copied as it is first
+    written). A pair is tested the same way wherever it falls, so the bytes are the same. A
+    column whose pairs the memo mostly holds (``memrank.board.pair_memo``) is tested here,
+    and so is a lone column with nothing alongside: a fork would only wait."""
     tables = {i: table_of(column, placed) for i, (column, placed) in enumerate(wanted)}
     kept = [
         kept_pairs(memo, table.column, table.binary, table.task_ids, table.clusters)
@@ -132,33 +137,70 @@ def read_columns(
     # The worker leaves its matrices in memory shared with this process: 16 MB a column at
     # 1,000 runs, which through a pipe kept this process waiting a tenth of a second.
     tested = {i: _shared_pairs(len(tables[i].decided)) for i in apart}
+    parts = [part for i in apart for part in _parts(i, tables[i], kept[i])]
+    tests: dict[int, PairTests] = {}  # each process's own, made as it first tests a column
 
-    def test_apart(i: int) -> None:
-        p_values, differences = _tested(tables[i], kept[i], memo)
-        tested[i][0][...], tested[i][1][...] = p_values, differences
+    def test_part(part: _PairPart) -> None:
+        table, into = tables[part.column], tested[part.column]
+        if part.span is None:  # the memo holds some of its pairs: the column's tests at once
+            into.p_values[...], into.differences[...] = _tested(table, kept[part.column], memo)
+            return
+        if part.column not in tests:
+            tests.clear()  # an earlier column's parts are all taken
+            tests[part.column] = PairTests(
+                table.matrix[table.decided], table.clusters, binary=table.binary
+            )
+        tests[part.column].test(*part.span, into)
 
     made: list[Made] = []
-    with in_order(test_apart, apart) as next_tested:
+    with in_order(test_part, parts) as tested_through:
         measured = [_measured(table) for table in tables.values()]
         beside = alongside() if alongside is not None else None
         for i in range(len(wanted)):
             if i in apart:
-                next_tested()
+                tested_through(sum(1 for part in parts if part.column <= i))
+                if afresh(kept[i], tables[i].digests):
+                    keep_pairs(memo, kept[i], tables[i].digests, tested[i])
             # Let go of the column's task matrix (16 MB at 1,000 runs) before ``then`` makes
             # its pages: the reading holds all they need.
             table = tables.pop(i)
-            pairs = tested[i] if i in apart else _tested(table, kept[i], memo)
+            pairs = (
+                (tested[i].p_values, tested[i].differences)
+                if i in apart
+                else _tested(table, kept[i], memo)
+            )
             reading = _reading(table, measured[i], pairs)
             del table
             made.append(then(i, reading))
     return made, beside
 
 
-def _shared_pairs(rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """A p value and a difference matrix of ``rows`` x ``rows``, in memory a worker forked
-    after this call fills (``memrank._forked.shared``)."""
+class _PairPart(NamedTuple):
+    """A part of a column's pair tests: the rows whose later pairs it tests
+    (``PairTests.test``), or None for all of the column's tests at once."""
+
+    column: int
+    span: tuple[int, int] | None
+
+
+_PARTS = 8
+"""Parts a column's pair tests are cut in (each some 60 ms at 1,000 runs): small enough that
+the process left waiting takes the next, large enough that each process makes a column ready
+for tests (some 20-50 ms) once."""
+
+
+def _parts(column: int, table: TaskTable, kept: PairsKept) -> list[_PairPart]:
+    if not afresh(kept, table.digests):
+        return [_PairPart(column, None)]
+    return [_PairPart(column, span) for span in pair_spans(len(table.decided), _PARTS)]
+
+
+def _shared_pairs(rows: int) -> PairMatrices:
+    """A p value and a difference matrix of ``rows`` x ``rows``, as no pair is tested yet, in
+    memory a worker forked after this call fills (``memrank._forked.shared``)."""
     both = np.frombuffer(shared(2 * rows * rows * 8), dtype=np.float64).reshape(2, rows, rows)
-    return both[0], both[1]
+    both[0].fill(np.nan)
+    return PairMatrices(both[0], both[1])
 
 
 _FEW_UNTESTED = 10

@@ -11,17 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from memrank import _forked
 from memrank.board import folder, reading, site
 from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
 from memrank.board.folder import Files, differences, write
-from memrank.board.memo import Memo
 from memrank.board.model import Board
 from memrank.board.site import make, site_files
 from memrank.errors import BoardConfigError, BoardError, OutputUnwritable
+from memrank.stats import PairMatrices, PairTests
 from tests.board.conftest import DOCS, TEMPLATES, built, files_of
 
 
@@ -97,24 +96,26 @@ def test_parts_made_in_forked_shares_are_the_files_one_process_makes(
 def test_pair_tests_made_in_a_forked_worker_build_the_site_one_process_builds(
     standard: Path, tree: dict[str, bytes], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # The textual track's two columns: both tested in one forked worker, one after the
-    # other, as a big board's are. The site must be byte for byte one process's.
+    # The textual track's two columns, their tests cut in parts that a forked worker and this
+    # process take as each comes free, as a big board's are. The site must be byte for byte
+    # one process's, and each part tested once.
     monkeypatch.setattr(reading, "PAIRS_APART_LEAST", 1)
     monkeypatch.setattr(_forked, "cores", lambda: 2)
     made_by = tmp_path / "made-by"
-    tested = reading._tested
+    test = PairTests.test
 
-    def recorded(table: Any, kept: Any, memo: Memo) -> tuple[np.ndarray, np.ndarray]:
+    def recorded(tests: PairTests, first: int, last: int, into: PairMatrices) -> None:
         with made_by.open("a") as pids:  # a worker's memory does not come back; a file does
-            pids.write(f"{table.column.evaluation} {os.getpid()}\n")
-        return tested(table, kept, memo)
+            pids.write(f"{id(into.p_values.base)}:{first} {os.getpid()}\n")
+        test(tests, first, last, into)
 
-    monkeypatch.setattr(reading, "_tested", recorded)
+    monkeypatch.setattr(PairTests, "test", recorded)
     board, again = built(standard)
     assert again == tree
     assert all(page.rows for page in board.evaluations)
-    by = dict(line.split() for line in made_by.read_text().splitlines())
-    assert len(by) == 2 and len({*by.values()}) == 1 and str(os.getpid()) not in by.values()
+    parts = [line.split() for line in made_by.read_text().splitlines()]
+    assert len({part for part, _ in parts}) == len(parts) > 2
+    assert len({pid for _, pid in parts} - {str(os.getpid())}) == 1
 
 
 def test_a_first_build_written_by_forked_workers_is_the_whole_tree(
