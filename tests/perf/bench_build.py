@@ -95,9 +95,18 @@ same folder:
                                      deleted (files
                                      3.0-3.6 s, not
                                      1.4-2.2)
+  D, an Intel Xeon, shared (verify   1.82x (11.8 / 6.5 s; 1.41x (commands 1.06x)
+    5.4-7.7 s within one run): the   median 1.74x)
+    code before
+  D, that day, this code: each       2.15x (11.7 / 5.4 s;  1.25x, 0.99x
+    column's pair tests cut in       median 1.96x), 1.86x  (commands 1.18x,
+    eight parts, the building        (12.0 / 6.5 s; median 1.15x)
+    process taking the next part     1.76x); peak RSS
+    whenever it would wait           682 MB
 
-On every machine: the cold build within 20 s, peak RSS within 1 GB (625 MB with this code, a
-worker's 606 MB counting the pages it shares with the build again; 740 MB before each
+On every machine: the cold build within 20 s, peak RSS within 1 GB (682 MB with this code, 625
+MB before the building process tested pairs too, a worker's 606-617 MB counting the pages it
+shares with the build again; 740 MB before each
 evaluation's runs shared one task list, 854-858 MB before each process wrote its files), growth
 exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
@@ -130,7 +139,10 @@ meanwhile: the held docs and theme worker takes that core); the board 1.5-2.0 s 
 columns' task matrices 0.2-0.3 s, then a forked worker tests the columns' pairs one after
 another, 0.26-0.6 s each, while this process works out every column's means, 0.3-0.45 s, then
 each column's cells, run pages' lists and evaluation page as soon as the worker has tested it,
-0.2 s each, waiting for it 0-0.2 s in all; then the rest, 0.25-0.45 s in one process; dropping the parsed runs before the files are made costs 0.17 s more, two thirds of
+0.2 s each, waiting for it 0-0.2 s in all (on D 1.0 s: 0.53, 0.27 and 0.24 s, the worker the
+slower side there; now each column's tests are cut in eight parts of about as many pairs,
+some 60 ms each, and this process tests the next one whenever it would wait, so it waits for
+none); then the rest, 0.25-0.45 s in one process; dropping the parsed runs before the files are made costs 0.17 s more, two thirds of
 it page faults: every page the building process held when it forked is write-protected, so
 each object freed faults once); the files 1.5-2.8 s for 2.6-3.9 CPU-s in two processes (run
 pages 1.25 CPU-s since their comparisons rows are made by a filter, 1.5 before; every file's
