@@ -182,33 +182,38 @@ class _Sums:
         )
         rows, clusters = len(filled), len(self.spans)
         step = max(1, _CELLS_PER_CHUNK // (rows * clusters))
-        others = np.arange(rows)[None, :]
         for first in range(0, len(walked), step):
             block = walked[first : first + step]
+            # The rows j a pair of the block can hold: any unwalked row, else those after its
+            # first row (a board's column walks its rows in order, so later blocks pair with
+            # ever fewer rows).
+            low = 0 if unwalked.any() else int(block.min()) + 1
+            width, others = rows - low, np.arange(low, rows)[None, :]
+            here = gaps[gaps >= low]
             # [i, j, g] as if i valued every task: then v_i x_j sums to j's total and v_i v_j
             # counts j's valued tasks; as if j did: v_j x_i sums to i's total.
-            theirs = np.repeat(totals[None], len(block), axis=0)
-            counts = np.repeat(counted[None], len(block), axis=0)
-            mine = np.repeat(totals[block][:, None], rows, axis=1)
+            theirs = np.repeat(totals[None, low:], len(block), axis=0)
+            counts = np.repeat(counted[None, low:], len(block), axis=0)
+            mine = np.repeat(totals[block][:, None], width, axis=1)
             gapped = np.flatnonzero(~valid[block].all(axis=1))
-            for g, (start, end) in enumerate(self.spans if len(gapped) or len(gaps) else ()):
+            for g, (start, end) in enumerate(self.spans if len(gapped) or len(here) else ()):
                 x, v = filled[:, start:end], valid[:, start:end]
                 valued, which = self.patterns[g]  # made: a row gapped here is among the gaps
                 if len(gapped):
                     theirs[gapped, :, g] = _masked_sums(
-                        x, valued, which[block[gapped]], totals[:, g]
+                        x[low:], valued, which[block[gapped]], totals[low:, g]
                     )
                     # a product of 0/1 masks sums whole numbers: exact in any order, BLAS or not
-                    both = v[block[gapped]].astype(float) @ v.T.astype(float)
+                    both = v[block[gapped]].astype(float) @ v[low:].T.astype(float)
                     counts[gapped, :, g] = np.rint(both).astype(np.int64)
-                if len(gaps):
-                    mine[:, gaps, g] = _masked_sums(
-                        x[block], valued, which[gaps], totals[block, g]
+                if len(here):
+                    mine[:, here - low, g] = _masked_sums(
+                        x[block], valued, which[here], totals[block, g]
                     ).T
             # j after i, or j a row that is not walked (its pair with i is met only here)
-            later = (others > block[:, None]) | (unwalked[None, :] & (others != block[:, None]))
+            later = (others > block[:, None]) | (unwalked[None, low:] & (others != block[:, None]))
             at, j = np.nonzero(later)
-            yield block[at], j, (theirs - mine)[later], counts[later]
+            yield block[at], j + low, (theirs - mine)[later], counts[later]
 
 
 def _patterns(valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
