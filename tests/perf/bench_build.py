@@ -103,16 +103,23 @@ same folder:
     eight parts, the building        (12.0 / 6.5 s; median 1.15x)
     process taking the next part     1.76x); peak RSS
     whenever it would wait           682 MB
+  D, that day, this code: a block   1.71x (8.5 / 5.0 s;   0.97x, 0.96x, 1.04x    1.84x
+    of rows pairs only with the      median 1.64x), 1.66x  (commands 1.22x,       (median
+    rows after its first (peak RSS   (9.05 / 5.5 s; median 1.08x, 1.01x)          1.67x)
+    650 MB)                          1.73x), 1.83x (10.5 /
+                                     5.7 s; median 1.76x)
 
-On every machine: the cold build within 20 s, peak RSS within 1 GB (682 MB with this code, 625
+On every machine: the cold build within 20 s, peak RSS within 1 GB (650 MB with this code, 625
 MB before the building process tested pairs too, a worker's 606-617 MB counting the pages it
 shares with the build again; 740 MB before each
 evaluation's runs shared one task list, 854-858 MB before each process wrote its files), growth
-exponents from 200 to 1,000 of 0.91-1.05 in time and 1.08 in bytes, and every rebuild's site
+exponents from 200 to 1,000 of 0.86-1.05 in time and 1.08 in bytes, and every rebuild's site
 byte-identical to a cold build. The rebuild is within 1.5x in every run since each process
-writes its files. Not met in every run: the cold build within 2x the verify (with this code on
-C', at 1.85x and 1.71x, not at 2.06x on the day's quickest verify, 3.2 s, nor at 2.14x minutes
-after a mass delete; with the code of the stop before, on a slow, noisy day, in three of its
+writes its files. With this code on D the cold build is within 2x the verify in every run
+(1.71x, 1.66x, 1.83x). Not met in every run by the code before: the cold build within 2x the
+verify (on D with the pair tests in parts but every block paired with every row, 1.86x and
+2.15x; with the code of the stop before on C', at 1.85x and 1.71x, not at 2.06x on the day's
+quickest verify, 3.2 s, nor at 2.14x minutes after a mass delete; with the code of the stop before, on a slow, noisy day, in three of its
 six runs, at 1.94x, 1.96x and 1.96x, not at 2.07-2.15x; at the stop before that, in 3 of 5 runs
 on C', at 1.93-1.99x, not in two slow spells; before it, 3 runs of 14 on C and C', one of them
 at 2.00x; in one run of two on A, none on B, and 2 of 5 on C at an earlier stop). On a settled
