@@ -69,7 +69,7 @@ def pairwise_tests(
         wanted = np.array(distinct(rows), dtype=np.intp)
         unwalked = np.ones(tests.runs, dtype=bool)  # their pairs with a wanted row meet here
         unwalked[wanted] = False
-        tests.tested(wanted, unwalked, into)
+        tests._test_walked(wanted, unwalked, into)
     return into
 
 
@@ -99,9 +99,9 @@ class PairTests:
         """Test every pair i < j with ``first <= i < last``, writing both entries of each in
         ``into``."""
         walked = np.arange(first, min(last, self.runs - 1))
-        self.tested(walked, np.zeros(self.runs, dtype=bool), into)
+        self._test_walked(walked, np.zeros(self.runs, dtype=bool), into)
 
-    def tested(self, walked: np.ndarray, unwalked: np.ndarray, into: PairMatrices) -> None:
+    def _test_walked(self, walked: np.ndarray, unwalked: np.ndarray, into: PairMatrices) -> None:
         """Test the pairs ``_Sums.pairs`` gives for ``walked`` rows into ``into``."""
         if self._sums is None:
             return
