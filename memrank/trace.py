@@ -134,6 +134,18 @@ class Trace(BaseModel):
     cut: TraceCut | None = None
     """The cut the evaluation's context budget made to ``recalled`` (kept whole: measures read
     it at k and at the budget); None when the evaluation declares no capped budget."""
+    foreign: tuple[int, ...] = ()
+    """1-based ranks of the recalled documents that were never told to this task's isolation
+    unit in this run (memrank.integrity): they earn no credit. Empty, and left out of the
+    result file, when every recalled document was told."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_foreign(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Result files of runs where every recalled document was told keep their bytes.
+        data = handler(self)
+        if not self.foreign and isinstance(data, dict):
+            data.pop("foreign", None)
+        return data
 
     @property
     def task_id(self) -> str:
