@@ -15,6 +15,8 @@ from typing import Any, NamedTuple, Protocol
 from memrank._clock import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
 from memrank.evaluation import Evaluation, Task, Unit
+from memrank.integrity.guard import EndpointGuard
+from memrank.integrity.told import ToldIndex
 from memrank.result import ClearingRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
 from memrank.trace import Answered, Declared, Failure, Given, Step, Trace
@@ -48,14 +50,28 @@ class Observer(Protocol):
 
 
 def drive(
-    system: System, evaluation: Evaluation, concurrency: int, observer: Observer | None
+    system: System,
+    evaluation: Evaluation,
+    concurrency: int,
+    observer: Observer | None,
+    guard: EndpointGuard | None = None,
 ) -> tuple[list[Trace], ClearingRecord]:
-    """Every task's trace in evaluation order, and the clearing record of the run."""
+    """Every task's trace in evaluation order, and the clearing record of the run.
+
+    With a ``guard`` (a memory reached over the network), each unit carries its canaries and
+    everything sent passes through the guard (memrank.integrity.guard)."""
     units = list(evaluation.units())
     if isinstance(system, Memory):
+        if guard is not None:
+            units = guard.planted(units)
         run_id = f"run_{os.urandom(6).hex()}"  # fresh per run: a service without delete needs it
         step: Callable[[Unit], UnitOutcome] = partial(
-            _run_unit, system, run_id=run_id, evaluation=evaluation.name, k=evaluation.k
+            _run_unit,
+            system,
+            run_id=run_id,
+            evaluation=evaluation.name,
+            k=evaluation.k,
+            guard=guard,
         )
         serve: Callable[..., list[UnitOutcome]] = partial(drive_units, system)
     else:
@@ -114,6 +130,7 @@ def _run_unit(
     run_id: str,
     evaluation: str,
     k: int,
+    guard: EndpointGuard | None,
     on_trace: Callable[[Trace], None] | None,
 ) -> UnitOutcome:
     """Prepare, give the unit's documents once, ask each task, clean up; on the unit's handle."""
@@ -123,18 +140,22 @@ def _run_unit(
     broken: Failure | None = None
     fresh: str | None = None
     system = root
+    wire_unit = unit.name if guard is None else guard.unit(unit.name)
+    told = None if guard is None else guard.told(unit)
     try:
-        system = root.for_unit(run_id, evaluation)
+        scope = (run_id, evaluation) if guard is None else guard.scope(run_id, evaluation)
+        system = root.for_unit(*scope)
         clock = tick()
-        system.prepare(unit.name)
+        system.prepare(wire_unit)
         setup_ms["prepare"] = elapsed_ms(clock)
         fresh = system.state_fingerprint()
     except Exception as exc:  # noqa: BLE001 - a system's failure is recorded, never raised
         broken = _failure(Step.PREPARE, exc)
     if broken is None and unit.documents:
         try:
+            sent = list(unit.documents) if guard is None else guard.documents(unit.documents)
             clock = tick()
-            system.ingest(list(unit.documents))
+            system.ingest(sent)
             setup_ms["ingest"] = elapsed_ms(clock)
         except Exception as exc:  # noqa: BLE001
             broken = _failure(Step.INGEST, exc)
@@ -148,9 +169,9 @@ def _run_unit(
         else:
             options = {"options": task.options} if offers_options and task.options else {}
             call = partial(
-                system.retrieve, task.prompt, k, unit.name, query_timestamp=task.asked_at, **options
+                system.retrieve, task.prompt, k, wire_unit, query_timestamp=task.asked_at, **options
             )
-            trace = _ask(system, task, given, timings, Step.RETRIEVE, call, k)
+            trace = _ask(system, task, given, timings, Step.RETRIEVE, call, k, guard, told)
         traces.append(trace)
         if on_trace is not None:
             on_trace(trace)
@@ -204,17 +225,24 @@ def _ask(
     step: Step,
     call: Callable[[], Any],
     k: int,
+    guard: EndpointGuard | None = None,
+    told: ToldIndex | None = None,
 ) -> Trace:
-    """Make one timed call for one task and record it, whatever happens."""
+    """Make one timed call for one task and record it, whatever happens; with a ``guard``, the
+    recall's opaque names mapped back and its documents checked against what ``told`` holds."""
     started = now_utc()
     recalled: Recall | None = None
     answered: Answered | None = None
+    foreign: tuple[int, ...] = ()
     try:
         clock = tick()
         returned = call()
         took = elapsed_ms(clock)
         if step in _RANKED:
             recalled = _checked_recall(returned, k, step)
+            if guard is not None and told is not None:
+                recalled = guard.received(recalled)
+                foreign = told.foreign_ranks(recalled.documents)
         else:
             answered = _checked_answer(returned, step)
         timings = {**timings, step: took}  # a StrEnum: the step's name as a key
@@ -222,7 +250,14 @@ def _ask(
     except Exception as exc:  # noqa: BLE001 - one trace per task, always
         return _trace(task, given, started, timings, error=_failure(step, exc))
     return _trace(
-        task, given, started, timings, recalled=recalled, answered=answered, declared=declared
+        task,
+        given,
+        started,
+        timings,
+        recalled=recalled,
+        answered=answered,
+        declared=declared,
+        foreign=foreign,
     )
 
 

@@ -32,6 +32,8 @@ __all__ = [
     "ReproduceRefused",
     "RerunDiffers",
     "ResultFileError",
+    "RunSuspect",
+    "SuspectRun",
     "SiteOutOfDate",
     "TasksFailedInRun",
     "Terminated",
@@ -127,6 +129,18 @@ class AttestRefused(MemrankError):
     """attest will not sign this result (refused run, no provenance, unknown division...)."""
 
     exit_code = 3
+
+
+class SuspectRun(AttestRefused):
+    """A run whose integrity verdict is suspect (memrank.integrity): neither review, approve
+    nor attest signs it for publication."""
+
+
+class RunSuspect(MemrankError):
+    """`memrank run` finished, printed and saved an endpoint run whose integrity verdict is
+    suspect."""
+
+    exit_code = 11
 
 
 class NotCanonicalizable(AttestRefused):

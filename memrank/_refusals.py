@@ -41,6 +41,7 @@ __all__ = [
     "SubjectMissing",
     "TaskIdsRepeat",
     "TasksFailed",
+    "IntegritySuspect",
     "ThresholdUnmet",
     "TimingsDiffer",
     "TimingsDigestMismatch",
@@ -183,6 +184,10 @@ class QuestionCountsDiffer(PolicyRefused):
 
 class TasksFailed(PolicyRefused):
     """A run whose signed failure-rate is not zero (or absent): a board ranks complete runs only."""
+
+
+class IntegritySuspect(PolicyRefused):
+    """An endpoint run whose signed summary holds the integrity verdict suspect."""
 
 
 class UncommittedBuild(PolicyRefused):

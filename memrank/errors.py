@@ -21,12 +21,14 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     ├── CheckFailed                 (exit 1)  `memrank check` found the endpoint not conformant
     ├── TasksFailedInRun            (exit 7)  `memrank run` finished, printed and saved, but tasks failed
     ├── JudgeFailed                 (exit 8)  the judge failed every call it made (the result printed)
+    ├── RunSuspect                  (exit 11) `memrank run` finished and saved an endpoint run whose integrity is suspect
     ├── DatasetError                (exit 1)  an evaluation's material cannot be used
     │   ├── DatasetMissing                    a file is not there and could not be downloaded
     │   ├── DatasetMismatch                   a file whose size or sha256 differs from its pin
     │   └── DatasetMalformed                  a file that is not in the format, or counts that differ
     ├── KeyFileError                (exit 2)  a key file that is missing, not PEM, or not Ed25519
     ├── AttestRefused               (exit 3)  attest will not sign this result
+    │   ├── SuspectRun                        a run whose integrity verdict is suspect
     │   └── NotCanonicalizable                a number canonical JSON cannot carry (NaN, beyond 2^53)
     ├── TrustRootRefused            (exit 5)  the trust root and its chain cannot be trusted
     │   ├── RootMalformed                     unreadable, malformed, non-canonical or invalid
@@ -57,6 +59,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   │   ├── UnpinnedDataset               a dataset bundle the track does not pin
     │   │   ├── QuestionCountsDiffer          question counts other than the track's baseline
     │   │   ├── TasksFailed                   a run in which a task failed
+    │   │   ├── IntegritySuspect              an endpoint run whose integrity verdict is suspect
     │   │   └── UncommittedBuild              a wheel built from a dirty tree, or naming no commit
     │   ├── ArtifactNameMismatch              runs/<name>.json where name is not the artifact id
     │   ├── ScoresMissing                     the scores file the statement names is not there
@@ -122,7 +125,9 @@ from memrank._errors import (
     ReproduceRefused,
     RerunDiffers,
     ResultFileError,
+    RunSuspect,
     SiteOutOfDate,
+    SuspectRun,
     TasksFailedInRun,
     Terminated,
     UnknownName,
@@ -134,6 +139,7 @@ from memrank._refusals import (
     BadSignature,
     DevelopmentObservation,
     EvidenceNotAccepted,
+    IntegritySuspect,
     KeyOutsideWindow,
     MalformedEnvelope,
     NonCanonicalPayload,
@@ -248,6 +254,9 @@ __all__ = [
     "SubjectMissing",
     "TaskIdsRepeat",
     "TasksFailed",
+    "IntegritySuspect",
+    "RunSuspect",
+    "SuspectRun",
     "TasksFailedInRun",
     "Terminated",
     "ThresholdUnmet",

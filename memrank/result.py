@@ -26,6 +26,7 @@ from memrank._records import (
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
 from memrank.evaluation import Clearing, DatasetBundle
+from memrank.integrity.record import IntegrityRecord
 from memrank.measure import Value
 from memrank.system import Document
 from memrank.trace import Given, Trace
@@ -132,6 +133,9 @@ class Result(BaseModel):
     finished: UTCDateTime
     provenance: Provenance | None = None
     """What ran and on what material; None only in results saved before it was recorded."""
+    integrity: IntegrityRecord | None = None
+    """An endpoint run's secret, canaries and verdict (memrank.integrity); None for a system
+    that ran in-process, and left out of the result file then."""
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -159,8 +163,17 @@ class Result(BaseModel):
         import orjson
 
         with collector_paused():
-            data = self.model_dump(mode="json", by_alias=True, exclude={"traces"})
-            data["traces"], data["documents"], data["givens"] = _traces_with_parts_once(self.traces)
+            data = self.model_dump(
+                mode="json", by_alias=True, exclude={"traces": True, "integrity": {"traces"}}
+            )
+            rows, data["documents"], data["givens"] = _traces_with_parts_once(
+                (self.traces, () if self.integrity is None else self.integrity.traces)
+            )
+            data["traces"] = rows[0]
+            if self.integrity is None:
+                del data["integrity"]
+            else:
+                data["integrity"]["traces"] = rows[1]
             return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
 
     @classmethod
@@ -200,9 +213,10 @@ def _ref(part: Any) -> str:
 
 
 def _traces_with_parts_once(
-    traces: Iterable[Trace],
-) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
-    """The traces as JSON with each recalled document and each ``given`` moved into a table of
+    lists: Iterable[Iterable[Trace]],
+) -> tuple[list[list[dict[str, Any]]], dict[str, Any], dict[str, Any]]:
+    """Each list of traces as JSON with each recalled document and each ``given`` moved into a
+    table of
     its own, referenced from the traces by the sha256 of its JSON: the tasks of one unit share
     one ``given``, and a document recalled for many tasks would otherwise be written once per
     task. Each distinct object is dumped and digested once (a system recalls the very same
@@ -220,14 +234,19 @@ def _traces_with_parts_once(
             seen[id(part)] = ref
         return ref
 
-    rows = []
-    for trace in traces:
-        row = trace.model_dump(mode="json", exclude={"given": True, "recalled": {"documents"}})
-        row["given"] = None if trace.given is None else ref_of(trace.given, givens)
-        if trace.recalled is not None:
-            row["recalled"]["documents"] = [ref_of(d, documents) for d in trace.recalled.documents]
-        rows.append(row)
-    return rows, documents, givens
+    lists_of_rows = []
+    for traces in lists:
+        rows = []
+        for trace in traces:
+            row = trace.model_dump(mode="json", exclude={"given": True, "recalled": {"documents"}})
+            row["given"] = None if trace.given is None else ref_of(trace.given, givens)
+            if trace.recalled is not None:
+                row["recalled"]["documents"] = [
+                    ref_of(d, documents) for d in trace.recalled.documents
+                ]
+            rows.append(row)
+        lists_of_rows.append(rows)
+    return lists_of_rows, documents, givens
 
 
 def _resolve_parts(data: dict[str, Any]) -> None:
@@ -237,7 +256,9 @@ def _resolve_parts(data: dict[str, Any]) -> None:
         ref: Document.model_validate(part) for ref, part in data.pop("documents", {}).items()
     }
     givens = {ref: Given.model_validate(part) for ref, part in data.pop("givens", {}).items()}
-    for trace in data.get("traces", []):
+    integrity = data.get("integrity")
+    canaries = integrity.get("traces", []) if isinstance(integrity, dict) else []
+    for trace in (*data.get("traces", []), *canaries):
         if isinstance(trace.get("given"), str):
             trace["given"] = givens[trace["given"]]
         recalled = trace.get("recalled")
@@ -264,6 +285,8 @@ def _layout(result: Result) -> str:
         return "\n".join(lines)
     lines.extend(_value_lines(result.values))
     lines.append("")
+    if result.integrity is not None:
+        lines.append(result.integrity.line)
     failed = len(result.failed)
     lines.append(
         f"traces:     {len(result.traces)} recorded, {failed} with errors "

@@ -20,11 +20,16 @@ from memrank._refusal import refusal, unreadable
 from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation
+from memrank.integrity.canaries import is_canary
+from memrank.integrity.guard import EndpointGuard
+from memrank.integrity.names import WireNames
+from memrank.integrity.verdict import judge, verdict_value
 from memrank.measure import Measure, binary_names
 from memrank.measures.kinds import declared_binary
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
-from memrank.system import System
+from memrank.system import Memory, System
+from memrank.trace import Trace
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
@@ -40,6 +45,7 @@ def run(
     observer: Observer | None = None,
     started: datetime | None = None,
     answer: AnswerStage | None = None,
+    secret: bytes | None = None,
 ) -> Result:
     """Run ``evaluation`` against ``system``; returns a Result, refused or measured.
 
@@ -49,6 +55,11 @@ def run(
     units already done (a journal being resumed, which also gives the original ``started``).
     ``answer`` (memrank.answer.AnswerStage) answers what a memory or retriever recalled and
     adds its protocol's measures.
+
+    A memory reached over the network (an endpoint) is guarded (memrank.integrity): opaque
+    names on the wire, canaries among its tasks, credit only for what its units were told, and
+    a verdict in ``result.integrity``. ``secret`` (16 bytes) is the run's secret when a run is
+    resumed; left out, a fresh one is drawn.
     """
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
@@ -71,15 +82,27 @@ def run(
     # would walk all of it again and again for nothing. The collector still runs for what each
     # stage makes, so a long run of a service client that leaves reference cycles behind does
     # not grow without bound.
+    guard = _guard_of(system, secret)
     gc.freeze()
     try:
-        traces, clearing = drive(system, evaluation, concurrency, observer)
+        traces, clearing = drive(system, evaluation, concurrency, observer, guard)
         gc.freeze()
         traces = hold_traces(traces, evaluation.budget)
+        canaries: list[Trace] = []
+        if guard is not None:
+            canaries = [t for t in traces if is_canary(t.task)]
+            traces = [t for t in traces if not is_canary(t.task)]
         if answer is not None:
             traces = answer.answer(traces)
         with collector_paused():  # the values: tens of thousands of objects, all kept
             values = tuple(apply(measures, traces, ()))
+            integrity = None
+            if guard is not None:
+                canary_values = apply(measures_of(evaluation, None), canaries, ())
+                integrity = judge(
+                    guard.secret, evaluation.headline, traces, values, canaries, canary_values
+                )
+                values += (verdict_value(integrity),)
         return Result(
             system=_record_of(system, touched=True),
             evaluation=evaluation_record,
@@ -89,9 +112,17 @@ def run(
             started=started,
             finished=now_utc(),
             provenance=capture(evaluation),
+            integrity=integrity,
         )
     finally:
         gc.unfreeze()
+
+
+def _guard_of(system: System, secret: bytes | None) -> EndpointGuard | None:
+    """The guard of a memory reached over the network; None for one that runs in-process."""
+    if not isinstance(system, Memory) or system.transport == "in-process":
+        return None
+    return EndpointGuard(WireNames(secret)) if secret is not None else EndpointGuard.fresh()
 
 
 def measure(result: Result, *measures: Measure) -> Result:

@@ -21,7 +21,7 @@ from memrank.artifacts._semantic import check_to_sign
 from memrank.artifacts._statement import Division, Statement, facts_of, statement_of
 from memrank.artifacts._store import RESULTS, RUNS
 from memrank.artifacts._timings import run_files
-from memrank.errors import AttestRefused, ResultFileError, UsageError
+from memrank.errors import AttestRefused, ResultFileError, SuspectRun, UsageError
 from memrank.result import Result
 
 __all__ = ["Attested", "attest"]
@@ -64,6 +64,11 @@ def attest(
         raise UsageError("attest needs at least one signing key")
     if result.refusal is not None:
         raise AttestRefused(f"the run was refused ({result.refusal}); there is nothing to attest")
+    if result.integrity is not None and result.integrity.verdict == "suspect":
+        raise SuspectRun(
+            f"the run's {result.integrity.line}; a run the integrity checks flag is never "
+            "signed (docs/integrity.md)"
+        )
     if result.provenance is None:
         raise AttestRefused(
             "the result records no provenance (saved by an older memrank); run it again"

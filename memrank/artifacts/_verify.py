@@ -38,6 +38,7 @@ from memrank.errors import (
     BadSignature,
     DevelopmentObservation,
     EvidenceNotAccepted,
+    IntegritySuspect,
     KeyOutsideWindow,
     MalformedEnvelope,
     QuestionCountsDiffer,
@@ -57,6 +58,7 @@ from memrank.errors import (
     UnsafeSubjectPath,
     WrongPayloadType,
 )
+from memrank.integrity.record import VERDICT
 from memrank.provenance import Evidence, is_committed_build
 from memrank.result import Result
 
@@ -345,4 +347,10 @@ def _check_policy(predicate: RunPredicate, trust: TrustRoot, source: str) -> Non
         raise TasksFailed(
             f"{source}: every task must succeed to publish a run, and its summary says {found}; "
             "fix what broke (each trace names its step) and run the evaluation again"
+        )
+    suspect = next((v for v in predicate.summary if v.measure == VERDICT), None)
+    if suspect is not None and suspect.value != 0:
+        raise IntegritySuspect(
+            f"{source}: the run's integrity verdict is suspect ({suspect.why[:300]}); a run the "
+            "integrity checks flag is never published (docs/integrity.md)"
         )

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from memrank.cli._options import artifacts_option
-from memrank.errors import AttestRefused, MemrankError, UsageError
+from memrank.errors import AttestRefused, MemrankError, SuspectRun, UsageError
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -221,6 +221,9 @@ def _sign(
 
     check_signable(directory, keys, track)
     reviewed = review(record, _root(directory), directory / "root.json", track)
+    suspect = next((r for r in reviewed.reasons if r.startswith("integrity: suspect")), None)
+    if suspect is not None:
+        raise SuspectRun(f"run {record.id} cannot be published: {suspect}")
     if not reviewed.publishable:
         raise AttestRefused(
             f"run {record.id} cannot be published on {track!r}: " + "; ".join(reviewed.reasons)

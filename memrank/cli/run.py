@@ -14,7 +14,7 @@ import click
 from click.core import ParameterSource
 
 from memrank.cli._answer import AnswerOptions, answer_options, check_judged, plan
-from memrank.errors import RefusedRun, TasksFailedInRun
+from memrank.errors import RefusedRun, RunSuspect, TasksFailedInRun
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
@@ -117,8 +117,8 @@ def run_command(**given: Any) -> None:
     cost estimate is printed before the run and the real cost after. Exits 3 when the run is
     refused; a refused run is still saved when --save is given.
     Exits 7 when the run finished but tasks failed (an answer model that failed every call
-    among them), 8 when the judge failed every call; both after printing (and saving) the
-    result. Exits 130 when interrupted (143 on SIGTERM, 129 on SIGHUP), keeping what was done:
+    among them), 8 when the judge failed every call, 11 when a system reached over the network
+    ends "integrity: suspect" (docs/integrity.md); each after printing (and saving) the result. Exits 130 when interrupted (143 on SIGTERM, 129 on SIGHUP), keeping what was done:
     `--resume` goes on from there with every option the run was started with.
     """
     from memrank.runs.runset import is_set
@@ -139,11 +139,15 @@ def run_command(**given: Any) -> None:
     declared = record.headline_measure
     if as_json:
         shown = {"run_id": record.id, **summary_json(result, declared), "saved": record.saved}
+        if result.integrity is not None:
+            shown["integrity"] = result.integrity.summary()
         import json
 
         click.echo(json.dumps(shown, indent=2))
     else:
         click.echo(str(result) if given["every_value"] else summary_text(result, declared))
+        if result.integrity is not None and not given["every_value"]:
+            click.echo(result.integrity.line)
         if staged:
             from memrank.answer import spent
 
@@ -155,6 +159,11 @@ def run_command(**given: Any) -> None:
         raise RefusedRun(result.refusal)
     for stage in staged:
         check_judged(stage.made)
+    if result.integrity is not None and result.integrity.verdict == "suspect":
+        raise RunSuspect(
+            f"the run was saved, and its {result.integrity.line}; it cannot be published "
+            "(docs/integrity.md)"
+        )
     if result.failed:
         raise TasksFailedInRun(
             f"{len(result.failed)} of {len(result.traces)} task(s) failed; each failure is "

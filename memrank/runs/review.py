@@ -74,6 +74,8 @@ def _reasons(result: Result, root: Root | None, root_file: Path, track: str) -> 
         )
     if result.failed:
         reasons.append(f"{len(result.failed)} of {len(result.traces)} task(s) failed")
+    if result.integrity is not None and result.integrity.verdict == "suspect":
+        reasons.append(result.integrity.line)
     if root is None:
         reasons.append(f"no trust root at {root_file} to check the track against")
         return reasons

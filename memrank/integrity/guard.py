@@ -1,0 +1,91 @@
+"""What an endpoint run puts between the evaluation and the wire, for one run.
+
+Before the run, each unit gets its canaries (``canaries.plant``). On the way out, every name
+is made opaque (``names``): the unit (the user id or namespace a client builds from it), the
+run and evaluation labels a client may add, each document's id, and its session; a document
+keeps its content, its time and a ``role`` if it has one, and nothing else of its metadata
+(the speaker is in the content where the material puts it there). On the way back, the ids and
+sessions a client attributed are mapped back to the real ones, and every recalled document is
+checked against what its unit was told (``told``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memrank.evaluation import Unit
+from memrank.integrity.canaries import counts, plant
+from memrank.integrity.names import WireNames
+from memrank.integrity.told import ToldIndex
+from memrank.system import Document, Recall
+
+__all__ = ["EndpointGuard"]
+
+_KEPT_METADATA = ("role",)
+_MAPPED_METADATA = ("doc_id", "session_id")
+
+
+class EndpointGuard:
+    """Names, canaries and told checks of one endpoint run."""
+
+    def __init__(self, names: WireNames) -> None:
+        self.names = names
+
+    @classmethod
+    def fresh(cls) -> EndpointGuard:
+        return cls(WireNames.fresh())
+
+    @property
+    def secret(self) -> bytes:
+        return self.names.secret
+
+    def planted(self, units: Sequence[Unit]) -> list[Unit]:
+        """The units with their canaries."""
+        return [
+            plant(unit, self.secret, count)
+            for unit, count in zip(units, counts(units, self.secret), strict=True)
+        ]
+
+    def scope(self, run_id: str, evaluation: str) -> tuple[str, str]:
+        """The run and evaluation labels a client may build names from, opaque."""
+        return self.names.of("run", run_id), self.names.of("evaluation", evaluation)
+
+    def unit(self, name: str) -> str:
+        return self.names.of("unit", name)
+
+    def documents(self, documents: Sequence[Document]) -> list[Document]:
+        """The documents as sent: opaque id and session, content and time as they are."""
+        return [self._sent(document) for document in documents]
+
+    def _sent(self, document: Document) -> Document:
+        metadata = {k: document.metadata[k] for k in _KEPT_METADATA if k in document.metadata}
+        session = document.metadata.get("session_id")
+        if session is not None:
+            metadata["session_id"] = self.names.of("session", str(session))
+        return Document(
+            id=self.names.of("document", document.id),
+            content=document.content,
+            timestamp=document.timestamp,
+            metadata=metadata,
+        )
+
+    def received(self, recall: Recall) -> Recall:
+        """The recall with every opaque id and session this run sent mapped back."""
+        documents = tuple(self._mapped(document) for document in recall.documents)
+        return recall.model_copy(update={"documents": documents})
+
+    def _mapped(self, document: Document) -> Document:
+        real = self.names.real_of
+        metadata = dict(document.metadata or {})
+        for key in _MAPPED_METADATA:
+            value = metadata.get(key)
+            if isinstance(value, str) and real(value) is not None:
+                metadata[key] = real(value)
+        if isinstance(metadata.get("doc_ids"), list | tuple):
+            metadata["doc_ids"] = [real(str(i)) or i for i in metadata["doc_ids"]]
+        return document.model_copy(
+            update={"id": real(document.id) or document.id, "metadata": metadata}
+        )
+
+    def told(self, unit: Unit) -> ToldIndex:
+        return ToldIndex(unit.documents)
