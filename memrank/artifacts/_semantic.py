@@ -86,7 +86,7 @@ _UNIT = (0.0, 1.0)
 _ZERO_OR_ONE = frozenset({0.0, 1.0})
 _MEAN = r"(\.mean(\.category-.+)?)?"
 _DECLARED_RANGES: tuple[tuple[re.Pattern[str], tuple[float, float]], ...] = (
-    (re.compile(rf"(failure-rate|demo-score|word-match){_MEAN}$"), _UNIT),
+    (re.compile(rf"(failure-rate|demo-score|word-match|integrity-suspect){_MEAN}$"), _UNIT),
     (re.compile(rf"(evidence-(recall|hit)|session-recall)(-negative)?@[^.]+{_MEAN}$"), _UNIT),
     (re.compile(rf"(recall-all|ndcg-any)@[^.]+{_MEAN}$"), _UNIT),
     (re.compile(rf"(latency\..+|usage\..+|recalled-words{_MEAN})$"), (0.0, MAGNITUDE_LIMIT)),

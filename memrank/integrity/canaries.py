@@ -15,7 +15,7 @@ through a second turn in another session (two hops, both turns evidence). Names 
 syllable strings; everything else is everyday words a retriever must match on meaning as much
 as on spelling.
 
-How many: 12% of the evaluation's tasks (at least 2), shared among the units in proportion to
+How many: 8% of the evaluation's tasks (at least 2), shared among the units in proportion to
 their tasks, each unit's share rounded by the secret's draw.
 """
 
@@ -34,7 +34,7 @@ from memrank.system import Document
 
 __all__ = ["CANARY_CATEGORY", "SHARE", "is_canary", "plant"]
 
-SHARE = 0.12
+SHARE = 0.08
 """Canaries per benchmark task, over the whole evaluation."""
 CANARY_CATEGORY = "canary"
 """The category a canary task carries; its metadata says ``canary: true``."""
@@ -86,7 +86,6 @@ def _when(rng: random.Random, speaker: str) -> _Fact:
     text = f"Big news, we brought home a little {animal} {when} and named it {name}."
     distractors = (
         f"The {animal} next door keeps getting into our garden, it's funny to watch.",
-        f"I've always wanted a {animal}, they're so sweet.",
         f"My sister sent me a video of a {animal} doing tricks, I laughed so hard.",
     )
     return _Fact(
@@ -118,7 +117,6 @@ def _two_hops(rng: random.Random, speaker: str) -> _Fact:
     question = f"What does the neighbor who helped {speaker} with the {thing} do for work?"
     distractors = (
         f"The {thing} has been acting up for weeks, I keep meaning to look at it.",
-        f"Do you know anyone good with a {thing}? Ours is a mess.",
     )
     return _Fact(turns, question, job, distractors)
 
