@@ -25,6 +25,7 @@ from memrank.artifacts._statement import Statement, facts_of
 from memrank.artifacts._timings import TIMINGS_SCHEMA, is_timing_value, join
 from memrank.errors import (
     ArtifactRefused,
+    IntegritySuspect,
     NonCanonicalPayload,
     OversizeFile,
     ResultFileError,
@@ -304,9 +305,24 @@ def _check_result(
         derived = gives_scores(raw, result_file, scores_raw)
     except ResultFileError as exc:
         raise ScoresDiffer(f"{source}: {where}: {exc.message}") from None
+    if "integrity" in result_file:
+        _check_integrity(result_file, timings, where, source)
     if not derived:
         raise ScoresDiffer(
             f"{source}: the scores file is not what the result file {where} gives "
             "(docs/artifacts.md, The scores file); the signer made it some other way. "
             "Re-attest the run from its result file"
+        )
+
+
+def _check_integrity(result_file: dict[str, Any], timings: Any, where: str, source: str) -> None:
+    """An endpoint run's verdict must be what its own canary and benchmark values give."""
+    from memrank.integrity.verdict import disagreement
+    from memrank.result import Result
+
+    joined = orjson.dumps(join(result_file, timings, source=where))
+    problem = disagreement(Result.from_bytes(joined, source=where))
+    if problem is not None:
+        raise IntegritySuspect(
+            f"{source}: the integrity verdict recorded in {where} is not its own: {problem}"
         )

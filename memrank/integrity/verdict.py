@@ -28,10 +28,20 @@ import numpy as np
 
 from memrank.integrity.record import VERDICT, CanaryTest, ForeignCount, IntegrityRecord
 from memrank.measure import Decider, Value
+from memrank.result import Result
 from memrank.stats._dist import t_two_sided_p
 from memrank.trace import Trace
 
-__all__ = ["LEVEL", "MARGIN", "VERDICT", "canary_test", "judge", "measure_read", "verdict_value"]
+__all__ = [
+    "LEVEL",
+    "MARGIN",
+    "VERDICT",
+    "canary_test",
+    "disagreement",
+    "judge",
+    "measure_read",
+    "verdict_value",
+]
 
 LEVEL = 0.01
 """A run is suspect when the canary test's one-sided p-value is below this."""
@@ -210,3 +220,29 @@ def verdict_value(record: IntegrityRecord) -> Value:
 
 def _mean(mean: float | None) -> str:
     return "none" if mean is None else f"{mean:.3f}"
+
+
+def disagreement(result: Result) -> str | None:
+    """Why ``result``'s recorded verdict is not what its own traces and values give, or None:
+    a valid signature proves who signed, not that the verdict was computed from the run."""
+    record = result.integrity
+    if record is None:
+        return None
+    stated = next((v.value for v in result.values if v.measure == VERDICT), None)
+    if stated != float(record.verdict == "suspect"):
+        return f"its {VERDICT} value is {stated}, but its integrity record says {record.verdict}"
+    if record.test is None:
+        return None
+    unit_of = {
+        t.task.id: t.given.unit if t.given else t.task.id for t in (*result.traces, *record.traces)
+    }
+    again = canary_test(
+        record.test.measure, result.traces, result.values, record.traces, record.values, unit_of
+    )
+    suspect = again.p_value is not None and again.p_value < LEVEL
+    if suspect != (record.verdict == "suspect") or again.p_value != record.test.p_value:
+        return (
+            f"its canary values give p = {again.p_value} ({'suspect' if suspect else 'clean'}), "
+            f"but it records p = {record.test.p_value} ({record.verdict})"
+        )
+    return None
