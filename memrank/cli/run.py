@@ -165,9 +165,11 @@ def run_command(**given: Any) -> None:
             "(docs/integrity.md)"
         )
     if result.failed:
+        from memrank.runs.causes import failure_causes, said
+
         raise TasksFailedInRun(
-            f"{len(result.failed)} of {len(result.traces)} task(s) failed; each failure is "
-            "recorded on its trace (see the result above)"
+            f"{len(result.failed)} of {len(result.traces)} task(s) failed: "
+            f"{said(failure_causes(result.failed))}; each failure is recorded on its trace"
         )
 
 

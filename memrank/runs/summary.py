@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memrank.result import Result
+from memrank.runs.causes import failure_causes, left_out, said
 
 __all__ = ["headline", "measure_rows", "summary_json", "summary_text"]
 
@@ -88,7 +89,7 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     rows = measure_rows(result)
     measure, mean = _headline(result, declared, rows)
     if measure is not None:
-        lines.append(f"headline:   {measure} {_number(mean)}")
+        lines += _headline_lines(result, measure, mean)
     width = max([len("measure"), *(len(row["measure"]) for row in rows)])
     lines.append("")
     lines.append(f"  {'measure':<{width}} {'mean':>9} {'n':>6} {'undecided':>9}  decider  scope")
@@ -103,7 +104,24 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     ]
     lines.append("")
     lines.append(f"traces:     {len(result.traces)} recorded, {len(result.failed)} with errors")
+    if result.failed:
+        lines.append(f"failures:   {said(failure_causes(result.failed))}")
     return "\n".join(lines)
+
+
+def _headline_lines(result: Result, measure: str, mean: float | None) -> list[str]:
+    """The headline, and beside one over fewer tasks than the evaluation has, over how many
+    and why the others were left out."""
+    line = f"headline:   {measure} {_number(mean)}"
+    over = left_out(result, measure)
+    if over is None or over[0] >= result.evaluation.task_count:
+        return [line]
+    decided, reasons = over
+    left = sum(n for n, _ in reasons)
+    return [
+        f"{line} over {decided} of {result.evaluation.task_count} task(s)",
+        f"            {left} left out: {said(reasons)}",
+    ]
 
 
 def _number(mean: float | None) -> str:
@@ -114,6 +132,7 @@ def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
     """What ``--json`` prints for a run: the records, failures and the per-measure rows."""
     rows = measure_rows(result)
     measure, mean = _headline(result, declared, rows)
+    over = left_out(result, measure) if measure is not None else None
     return {
         "system": result.system.name,
         "kind": result.system.kind,
@@ -125,6 +144,14 @@ def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
         "traces": len(result.traces),
         "failed": len(result.failed),
         "headline": {"measure": measure, "mean": mean},
+        "headline_over": None
+        if over is None
+        else {
+            "tasks": over[0],
+            "of": result.evaluation.task_count,
+            "left_out": [{"count": n, "why": why} for n, why in over[1]],
+        },
+        "failures": [{"count": n, "cause": c} for n, c in failure_causes(result.failed)],
         "measures": rows,
         "started": result.started.isoformat(),
         "finished": result.finished.isoformat(),
