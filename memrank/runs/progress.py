@@ -12,6 +12,7 @@ import time
 from typing import TextIO
 
 from memrank._drive import Observer, UnitOutcome
+from memrank._units import PartDone
 from memrank.runs.watch import in_flight_part
 from memrank.trace import Trace
 
@@ -46,7 +47,7 @@ class Progress:
             if earlier is not None:
                 self.kept += len(earlier.traces)
                 self.tasks_done += len(earlier.traces)
-                self.units_done += 1
+                self.units_done += not isinstance(earlier, PartDone)  # the rest is still to run
             elif self.live:  # a unit's documents can take a while to be told: say so at once
                 self.stream.write("\r" + fitted(f"{self.line()}  unit {unit}: starting") + "\033[K")
                 self.stream.flush()

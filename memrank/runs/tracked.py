@@ -9,6 +9,7 @@ output path is checked before the system is touched.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 from collections.abc import Callable
@@ -45,6 +46,7 @@ from memrank.runs.signals import signals_as_interrupts, stopped_by
 from memrank.runs.summary import headline
 from memrank.runs.tolerance import FailureWatch, parse_failure_limit
 from memrank.runs.watch import watching
+from memrank.system import Memory
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage
@@ -282,7 +284,14 @@ def _go(
     if resuming and journal_path.is_file():
         journal = Journal.resume(journal_path, evaluation.version)
     else:
-        journal = Journal.start(journal_path, request.evaluation, evaluation.version, now_utc())
+        journal = Journal.start(
+            journal_path,
+            request.evaluation,
+            evaluation.version,
+            now_utc(),
+            keeps_tasks=isinstance(made, Memory),  # a memory's units can be resumed part way
+            secret=secrets.token_bytes(16),
+        )
     observer = _observer(request, record, evaluation, journal, progress)
     limits = made.time_limits()
     if limits is not None:  # over the wire: how long anything can take, said before it does
@@ -298,6 +307,7 @@ def _go(
                 concurrency=request.concurrency,
                 observer=observer,
                 started=journal.earlier.started,
+                secret=journal.earlier.secret,
                 answer=stage,
             )
     finally:
