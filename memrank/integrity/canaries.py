@@ -15,7 +15,8 @@ through a second turn in another session (two hops, both turns evidence). Names 
 syllable strings; everything else is everyday words a retriever must match on meaning as much
 as on spelling.
 
-How many: 8% of the evaluation's tasks (at least 2), shared among the units in proportion to
+How many: 8% of the evaluation's tasks (at least 24, or as many as there are tasks when fewer),
+shared among the units in proportion to
 their tasks, each unit's share rounded by the secret's draw.
 """
 
@@ -36,6 +37,9 @@ __all__ = ["CANARY_CATEGORY", "SHARE", "is_canary", "plant"]
 
 SHARE = 0.08
 """Canaries per benchmark task, over the whole evaluation."""
+FLOOR = 24
+"""The fewest canaries a run gets (or as many as it has tasks, if fewer): below about two
+dozen the canary test cannot tell a lookup from honest retrieval (docs/integrity.md)."""
 CANARY_CATEGORY = "canary"
 """The category a canary task carries; its metadata says ``canary: true``."""
 
@@ -86,6 +90,7 @@ def _when(rng: random.Random, speaker: str) -> _Fact:
     text = f"Big news, we brought home a little {animal} {when} and named it {name}."
     distractors = (
         f"The {animal} next door keeps getting into our garden, it's funny to watch.",
+        f"I've always wanted a {animal}, they're so sweet.",
         f"My sister sent me a video of a {animal} doing tricks, I laughed so hard.",
     )
     return _Fact(
@@ -117,6 +122,7 @@ def _two_hops(rng: random.Random, speaker: str) -> _Fact:
     question = f"What does the neighbor who helped {speaker} with the {thing} do for work?"
     distractors = (
         f"The {thing} has been acting up for weeks, I keep meaning to look at it.",
+        f"Do you know anyone good with a {thing}? Ours is a mess.",
     )
     return _Fact(turns, question, job, distractors)
 
@@ -134,12 +140,13 @@ def is_canary(task: Task) -> bool:
 
 
 def counts(units: Sequence[Unit], secret: bytes) -> list[int]:
-    """How many canaries each unit gets: ``SHARE`` of all tasks (at least 2), in proportion to
+    """How many canaries each unit gets: ``SHARE`` of all tasks (at least ``FLOOR``, at most as
+    many as the tasks when they are fewer), in proportion to
     each unit's tasks, the fractions rounded up or down by a draw from the secret."""
     tasks = sum(len(unit.tasks) for unit in units)
     if not tasks:
         return [0] * len(units)
-    total = max(2, math.ceil(SHARE * tasks))
+    total = max(min(FLOOR, tasks), math.ceil(SHARE * tasks))
     rng = _rng(secret, "counts")
     return [
         math.floor(share) + (rng.random() < share - math.floor(share))
@@ -153,61 +160,23 @@ def plant(unit: Unit, secret: bytes, count: int) -> Unit:
     if count <= 0 or not unit.tasks:
         return unit
     rng = _rng(secret, unit.name)
-    sessions = _sessions(unit.documents)
-    speakers = sorted(
-        {str(d.metadata["speaker"]) for d in unit.documents if "speaker" in d.metadata}
-    )
-    prefixed = bool(speakers) and all(
-        str(d.content).startswith(f"{d.metadata.get('speaker')}: ")
-        for d in unit.documents[:50]
-        if isinstance(d.content, str)
-    )
-    documents = list(unit.documents)
+    turns = _Turns(unit)
     tasks = list(unit.tasks)
     for number in range(count):
-        speaker = rng.choice(speakers) if speakers else "the user"
+        speaker = rng.choice(turns.speakers) if turns.speakers else "the user"
         fact = _KINDS[number % len(_KINDS)](rng, speaker)
-        first = rng.randrange(len(sessions))
-        turns = []
+        first = rng.randrange(len(turns.sessions))
+        evidence = []
         for index, (later, text) in enumerate(fact.turns):
-            session = sessions[min(first + later * rng.randint(1, 3), len(sessions) - 1)]
+            at = min(first + later * rng.randint(1, 3), len(turns.sessions) - 1)
+            session = turns.sessions[at]
             doc_id = f"{unit.name}:canary-{number}:{index}"
-            content = f"{speaker}: {text}" if prefixed else text
-            where = rng.randint(session.start, session.end)
-            # the time of the turn it follows (or, first in its session, of the one after it)
-            host = documents[max(where - 1, session.start)] if documents else None
-            metadata = {"session_id": session.name} if session.name is not None else {}
-            if speakers:
-                metadata["speaker"] = speaker
-            documents.insert(
-                where,
-                Document(
-                    id=doc_id,
-                    content=content,
-                    timestamp=host.timestamp if host else None,
-                    metadata=metadata,
-                ),
-            )
-            sessions = _sessions(documents)  # positions moved
-            turns.append(EvidenceTurn(id=doc_id, session=session.name or unit.name, text=text))
-        for text in fact.distractors:
-            session = rng.choice(sessions)
-            where = rng.randint(session.start, session.end)
-            host = documents[max(where - 1, session.start)] if documents else None
-            said_by = rng.choice(speakers) if speakers else ""
-            metadata = {"session_id": session.name} if session.name is not None else {}
-            if speakers:
-                metadata["speaker"] = said_by
-            documents.insert(
-                where,
-                Document(
-                    id=f"{unit.name}:canary-{number}:d{len(documents)}",
-                    content=f"{said_by}: {text}" if prefixed else text,
-                    timestamp=host.timestamp if host else None,
-                    metadata=metadata,
-                ),
-            )
-            sessions = _sessions(documents)
+            turns.add(rng, session, doc_id, speaker, text)
+            evidence.append(EvidenceTurn(id=doc_id, session=session.name or unit.name, text=text))
+        for index, text in enumerate(fact.distractors):
+            said_by = rng.choice(turns.speakers) if turns.speakers else ""
+            doc_id = f"{unit.name}:canary-{number}:look-alike-{index}"
+            turns.add(rng, rng.choice(turns.sessions), doc_id, said_by, text)
         position = rng.randint(0, len(tasks))
         neighbour = tasks[min(position, len(tasks) - 1)]
         tasks.insert(
@@ -221,12 +190,63 @@ def plant(unit: Unit, secret: bytes, count: int) -> Unit:
                 expected=Expected(
                     answers=(fact.answer,),
                     required_spans=(fact.answer,),
-                    evidence_doc_ids=tuple(turn.id for turn in turns),
+                    evidence_doc_ids=tuple(turn.id for turn in evidence),
                 ),
-                metadata={**evidence_metadata(turns), CANARY_CATEGORY: True},
+                metadata={**evidence_metadata(evidence), CANARY_CATEGORY: True},
             ),
         )
-    return Unit(name=unit.name, tasks=tuple(tasks), documents=tuple(documents))
+    return Unit(name=unit.name, tasks=tuple(tasks), documents=turns.documents())
+
+
+class _Turns:
+    """A unit's documents and the turns planted among them, placed by index into the unit's
+    own documents (so the sessions are found once)."""
+
+    def __init__(self, unit: Unit) -> None:
+        self.original = unit.documents
+        self.sessions = _sessions(unit.documents)
+        self.speakers = sorted(
+            {str(d.metadata["speaker"]) for d in unit.documents if "speaker" in d.metadata}
+        )
+        self.prefixed = bool(self.speakers) and all(
+            str(d.content).startswith(f"{d.metadata.get('speaker')}: ")
+            for d in unit.documents[:50]
+            if isinstance(d.content, str)
+        )
+        self._planted: list[tuple[int, Document]] = []
+
+    def add(
+        self, rng: random.Random, session: _Session, doc_id: str, speaker: str, text: str
+    ) -> None:
+        """Plant ``text`` said by ``speaker`` at a random place in ``session``, at the time of
+        the turn it follows (or, first in its session, of the one after it)."""
+        where = rng.randint(session.start, session.end)
+        host = self.original[max(where - 1, session.start)] if self.original else None
+        metadata: dict[str, str] = {}
+        if session.name is not None:
+            metadata["session_id"] = session.name
+        if self.speakers:
+            metadata["speaker"] = speaker
+        document = Document(
+            id=doc_id,
+            content=f"{speaker}: {text}" if self.prefixed else text,
+            timestamp=host.timestamp if host else None,
+            metadata=metadata,
+        )
+        self._planted.append((where, document))
+
+    def documents(self) -> tuple[Document, ...]:
+        """The unit's documents with the planted turns before the index each was placed at,
+        those placed at one index in the order they were planted."""
+        at: dict[int, list[Document]] = {}
+        for where, document in self._planted:
+            at.setdefault(where, []).append(document)
+        merged: list[Document] = []
+        for index in range(len(self.original) + 1):
+            merged.extend(at.get(index, ()))
+            if index < len(self.original):
+                merged.append(self.original[index])
+        return tuple(merged)
 
 
 @dataclass(frozen=True)
