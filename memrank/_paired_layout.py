@@ -29,6 +29,8 @@ def _header(reading: Paired) -> list[str]:
         lines.append(f"  rerun: {reading.rerun}")
     if reading.differ:
         lines.append(f"  not a rerun: {reading.differ}")
+    if reading.unsure:
+        lines.append(f"  cannot tell: {reading.unsure}")
     if not reading.measures:
         lines += ["", "no task-scope measure is carried by both results; nothing to pair"]
     return lines

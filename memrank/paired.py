@@ -19,7 +19,7 @@ from memrank._records import SystemRecord
 from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measures.kinds import declared_binary
-from memrank.reruns import differ_note, note
+from memrank.reruns import differ_note, note, unsure_note
 from memrank.stats import ClusteredReading, cluster_codes, paired_reading
 
 if TYPE_CHECKING:
@@ -132,6 +132,10 @@ class Paired(BaseModel):
     differ: str | None = None
     """Set when A and B ran one system class whose records differ (another endpoint, engine
     version or configuration): the reading compares two systems, not a rerun."""
+    unsure: str | None = None
+    """Set when A and B have alike records but nothing shows they ran one configuration (no
+    version declared, no common probe answers): the reading cannot tell a rerun from another
+    system at the same address."""
     notice: Closing = CLOSING
     """The closing line, carried with the numbers wherever they go."""
 
@@ -191,6 +195,7 @@ def paired_sides(a: Side, b: Side) -> Paired:
         measures_only_in_b=tuple(m for m in values_b if m not in values_a),
         rerun=note((a.system, a.evaluation, a.by_task), (b.system, b.evaluation, b.by_task)),
         differ=differ_note((a.system, a.evaluation), (b.system, b.evaluation)),
+        unsure=unsure_note((a.system, a.evaluation), (b.system, b.evaluation)),
     )
 
 

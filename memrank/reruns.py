@@ -3,11 +3,18 @@
 A paired reading of a run against a rerun of the same configuration should show no gap; when
 task scores differ anyway, the system is not deterministic from run to run (a real engine's
 approximate index, concurrency or clock), and that must be said beside the reading, since the
-gap then measures the system's own variation rather than any change. Two runs are one
-configuration only when their system records agree whole: name, versions (the engine's own
-included), transport, components (for a system over the wire: the endpoint reached and the
-configuration sent) and options. Runs of one class whose records differ are two systems, and
-the reading says so instead.
+gap then measures the system's own variation rather than any change.
+
+Two runs are read as one configuration only on positive evidence. Their system records must
+agree whole (name, versions, transport, components: for a system over the wire the endpoint
+reached and the configuration sent, and options), and one of these must hold: the running
+system reported one version in both (``declared_version``); the system runs inside memrank
+and its class declares one version in both; or both results record the same answers to
+memrank's fixed probe (memrank.runs.probe; the ``probe`` component). A probe recorded on one
+side only is no difference, and no evidence. Records alike without any of these (an endpoint
+that names no version, run without a probe) cannot tell one configuration from another
+system behind the same address, and the reading says it cannot tell. Runs of one class whose
+records differ, their probe answers included, are two systems, and the reading says so.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ if TYPE_CHECKING:
     from memrank.result import Result
 
 __all__ = [
+    "PROBE",
     "ByTask",
     "by_task",
     "differ_note",
@@ -30,16 +38,20 @@ __all__ = [
     "note",
     "rerun_note",
     "systems_differ",
+    "unsure_note",
 ]
 
+PROBE = "probe"
+"""The component that holds the digest of a system's answers to memrank's fixed probe."""
 ByTask = Mapping[str, Mapping[str, float | None]]
 """task id -> measure -> score, memrank's own bookkeeping (latency, words recalled) left out."""
 Records = tuple[SystemRecord, EvaluationRecord]
 
 
 def is_rerun(a: Result, b: Result) -> bool:
-    """Whether ``a`` and ``b`` ran one configuration: system records (name, versions, engine
-    version, transport, components, options) and evaluation (name, version, slice) alike."""
+    """Whether ``a`` and ``b`` ran one configuration, on evidence: system records (name,
+    versions, engine version, transport, components, options) and evaluation (name, version,
+    slice) alike, and a version declared or the probe answered alike."""
     return _one_configuration((a.system, a.evaluation), (b.system, b.evaluation))
 
 
@@ -76,9 +88,30 @@ def note(
     if not differing:
         return None
     return (
-        f"A and B ran one configuration of {a[0].name} on {a[1].name}, yet {differing} "
-        f"of {shared} task(s) have different scores: the system is not deterministic from run "
-        "to run, so this gap is its own variation, not a change"
+        f"A and B ran one configuration of {a[0].name} on {a[1].name} "
+        f"({_evidence(a[0], b[0])}), yet {differing} of {shared} task(s) have different "
+        "scores: the system is not deterministic from run to run, so this gap is its own "
+        "variation, not a change"
+    )
+
+
+def unsure_note(a: Records, b: Records) -> str | None:
+    """For runs whose records are alike with nothing to show they ran one configuration, the
+    sentence saying the reading cannot tell; None otherwise."""
+    (system_a, evaluation_a), (system_b, evaluation_b) = a, b
+    if (
+        not _same_evaluation(evaluation_a, evaluation_b)
+        or not _alike(system_a, system_b)
+        or _evidence(system_a, system_b) is not None
+    ):
+        return None
+    where = system_a.components.get("endpoint")
+    return (
+        f"A and B both ran {system_a.name}{f' at {where}' if where else ''}, but it "
+        "declares no version and the two results record no common answers to memrank's "
+        "fixed probe: memrank cannot tell whether they ran one configuration (another system "
+        "behind the same address looks the same), so this gap may be a change or the "
+        "system's own variation"
     )
 
 
@@ -87,7 +120,7 @@ def differ_note(a: Records, b: Records) -> str | None:
     (system_a, evaluation_a), (system_b, evaluation_b) = a, b
     if (
         system_a.name != system_b.name
-        or system_a == system_b
+        or _alike(system_a, system_b)
         or not _same_evaluation(evaluation_a, evaluation_b)
     ):
         return None
@@ -117,7 +150,36 @@ def _scores_of(result: Result) -> ByTask:
 
 
 def _one_configuration(a: Records, b: Records) -> bool:
-    return a[0] == b[0] and _same_evaluation(a[1], b[1])
+    return _same_evaluation(a[1], b[1]) and _alike(a[0], b[0]) and _evidence(a[0], b[0]) is not None
+
+
+def _alike(a: SystemRecord, b: SystemRecord) -> bool:
+    """Records that agree whole (a probe recorded on one side only set aside)."""
+    one, other = _comparable(a, b)
+    return one == other
+
+
+def _comparable(a: SystemRecord, b: SystemRecord) -> tuple[SystemRecord, SystemRecord]:
+    """The two records as compared: without the probe unless both recorded one."""
+    if (PROBE in a.components) == (PROBE in b.components):
+        return a, b
+    return _unprobed(a), _unprobed(b)
+
+
+def _unprobed(record: SystemRecord) -> SystemRecord:
+    components = {k: v for k, v in record.components.items() if k != PROBE}
+    return record.model_copy(update={"components": components})
+
+
+def _evidence(a: SystemRecord, b: SystemRecord) -> str | None:
+    """What shows that two runs with alike records ran one configuration; None if nothing."""
+    if a.declared_version is not None:
+        return f"both report version {a.declared_version!r}"
+    if a.transport == "in-process" and a.version is not None:
+        return f"both ran it inside memrank at version {a.version!r}"
+    if a.components.get(PROBE) is not None and a.components.get(PROBE) == b.components.get(PROBE):
+        return "both answered memrank's fixed probe alike"
+    return None
 
 
 def _same_evaluation(a: EvaluationRecord, b: EvaluationRecord) -> bool:
@@ -125,6 +187,7 @@ def _same_evaluation(a: EvaluationRecord, b: EvaluationRecord) -> bool:
 
 
 def _differences(a: SystemRecord, b: SystemRecord) -> list[str]:
+    a, b = _comparable(a, b)
     mine, theirs = a.model_dump(), b.model_dump()
     found = []
     for field in mine:
@@ -134,7 +197,9 @@ def _differences(a: SystemRecord, b: SystemRecord) -> list[str]:
             found.append(f"{field}: {mine[field]!r} vs {theirs[field]!r}")
     for name in sorted(a.components.keys() | b.components.keys()):
         one, other = a.components.get(name), b.components.get(name)
-        if one != other:
+        if name == PROBE and one != other:
+            found.append(f"{PROBE}: memrank's fixed probe was answered differently")
+        elif one != other:
             found.append(f"{name}: {one!r} vs {other!r}")
     return found
 

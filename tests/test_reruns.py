@@ -20,6 +20,7 @@ class Dice(memrank.Memory):
     """Recalls one told document chosen by the operating system's randomness: not repeatable."""
 
     name = "dice"
+    version = "1"  # declared: what makes two of its runs one configuration (memrank.reruns)
 
     def prepare(self, isolation_unit: str) -> None:
         self.documents: list[Document] = []

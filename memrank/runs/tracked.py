@@ -25,6 +25,7 @@ from memrank.evaluation import Evaluation
 from memrank.result import Result
 from memrank.runs.journal import Journal
 from memrank.runs.narrow import limited, with_tasks
+from memrank.runs.probe import with_probe
 from memrank.runs.progress import Progress
 from memrank.runs.registry import (
     HOME_VARIABLE,
@@ -314,9 +315,11 @@ def _go(
         journal.close()
         if isinstance(shown, Progress):
             shown.finish()
-    if earlier is not None:
+    if earlier is not None:  # the earlier run's record stands, probe and all
         result = retried(earlier, result, measures_of(evaluation, stage))
         record = record.model_copy(update={"tasks": len(result.traces)})
+    else:
+        result = with_probe(made, result)
     file_bytes = result.to_bytes()  # made once, written to both places
     write_atomic(folder / RESULT, file_bytes)
     if request.save is not None:
