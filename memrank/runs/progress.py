@@ -13,6 +13,7 @@ from typing import TextIO
 
 from memrank._drive import Observer, UnitOutcome
 from memrank._units import PartDone
+from memrank.integrity.canaries import is_canary
 from memrank.runs.watch import in_flight_part
 from memrank.trace import Trace
 
@@ -45,8 +46,9 @@ class Progress:
         earlier = self.inner.done(unit) if self.inner is not None else None
         with self._lock:
             if earlier is not None:
-                self.kept += len(earlier.traces)
-                self.tasks_done += len(earlier.traces)
+                asked = _benchmark_tasks(earlier.traces)
+                self.kept += asked
+                self.tasks_done += asked
                 self.units_done += not isinstance(earlier, PartDone)  # the rest is still to run
             elif self.live:  # a unit's documents can take a while to be told: say so at once
                 self.stream.write("\r" + fitted(f"{self.line()}  unit {unit}: starting") + "\033[K")
@@ -57,7 +59,7 @@ class Progress:
         if self.inner is not None:
             self.inner.task_finished(trace)
         with self._lock:
-            self.tasks_done += 1
+            self.tasks_done += not is_canary(trace.task)  # canaries are not the evaluation's
         self.redraw()
 
     def redraw(self) -> None:
@@ -119,3 +121,8 @@ def _clock(seconds: float) -> str:
 
 def _clock_or(left: int, eta: str) -> str:
     return "0:00:00" if left == 0 else eta
+
+
+def _benchmark_tasks(traces: list[Trace]) -> int:
+    """The traces of the evaluation's own tasks, canaries left out."""
+    return sum(not is_canary(trace.task) for trace in traces)
