@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memrank.system import ContentPart
 
 __all__ = [
+    "RESPONSE_CONFIG",
     "AddRequest",
     "AddResponse",
     "ErrorReason",
@@ -33,7 +34,8 @@ __all__ = [
 ]
 
 _REQUEST = ConfigDict(frozen=True, strict=True, extra="forbid")
-_RESPONSE = ConfigDict(frozen=True, strict=True, extra="ignore")
+RESPONSE_CONFIG = ConfigDict(frozen=True, strict=True, extra="ignore")
+"""How every response model reads: strict on declared fields, undeclared ones ignored."""
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 WireContent = NonEmpty | Annotated[tuple[ContentPart, ...], Field(min_length=1)]
@@ -69,7 +71,7 @@ class AddRequest(BaseModel):
 class AddResponse(BaseModel):
     """What Add answers with HTTP 200, only after the chunk is persisted and searchable."""
 
-    model_config = _RESPONSE
+    model_config = RESPONSE_CONFIG
     success: Literal[True]
     """Must be the boolean true."""
     request_id: str
@@ -97,7 +99,7 @@ class SearchRequest(BaseModel):
 class SearchItem(BaseModel):
     """One remembered item, as Search returns it."""
 
-    model_config = _RESPONSE
+    model_config = RESPONSE_CONFIG
     id: NonEmpty
     """Stably identifies the memory."""
     content: WireContent
@@ -111,7 +113,7 @@ class SearchItem(BaseModel):
 class SearchResponse(BaseModel):
     """What Search answers: a JSON object whose ``data`` is a relevance-ordered array."""
 
-    model_config = _RESPONSE
+    model_config = RESPONSE_CONFIG
     data: tuple[SearchItem, ...]
     """Best first, never more than top_k; empty when nothing is found."""
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-import orjson
-
-from memrank.errors import EndpointError, UsageError
+from memrank.errors import ContractError, EndpointError, UsageError
 from memrank.systems.http._client import HttpClient, Reply, RetryPolicy, checked_url, origin
+from memrank.wire.answers import read_json
 
 __all__ = [
     "ADD_RETRIES",
@@ -127,8 +126,8 @@ class AmlService:
 def _version_in(reply: Reply) -> str | None:
     """The ``version`` a JSON health answer names, if it names one as text."""
     try:
-        body = orjson.loads(reply.content)
-    except orjson.JSONDecodeError:
+        body = read_json(reply.content, ContractError)
+    except ContractError:
         return None
     version = body.get("version") if isinstance(body, dict) else None
     return version if isinstance(version, str) and version else None

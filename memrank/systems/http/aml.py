@@ -14,7 +14,7 @@ import copy
 import os
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -39,12 +39,11 @@ from memrank.systems.http._client import (
     positive,
     timings_since,
 )
+from memrank.wire.answers import BREACHES, read_add, read_search
 from memrank.wire.schema import (
     AddRequest,
-    AddResponse,
     Message,
     SearchRequest,
-    SearchResponse,
     echo_mismatches,
     problems_of,
     unix_ms,
@@ -191,12 +190,7 @@ class AmlMemory(Memory):
         )
         what = f"Search for user_id {request.user_id!r}"
         reply = self._post(self.endpoints.search, request, self._service.search_policy, what)
-        found = self._parsed(SearchResponse, reply, what).data
-        if len(found) > k:
-            raise ContractError(
-                f"{what}: returned {len(found)} items for top_k={k}; the contract allows at most "
-                f"top_k (ids: {', '.join(item.id for item in found)[:300]})"
-            )
+        answer = read_search(reply.content, k, self._refusal(reply, what))
         documents = tuple(
             Document(
                 id=item.id,
@@ -204,15 +198,18 @@ class AmlMemory(Memory):
                 user_id=request.user_id,
                 metadata=self._metadata(item.content, item.score, item.created_at),
             )
-            for item in found
+            for item in answer.items
         )
         self._timings = timings_since(started, reply.round_trip_ms, reply.waited_ms)
+        # breaches are stated only when the answer commits any: absent means none
+        breaches = {BREACHES: answer.breaches} if answer.breaches else {}
         return Recall(
             documents=documents,
             declared={
                 "user_id": request.user_id,
                 "attempts": reply.attempts,
                 "cleared_by": CLEARED_BY,
+                **breaches,
             },
         )
 
@@ -249,7 +246,7 @@ class AmlMemory(Memory):
         )
         what = f"Add {request_id}"
         reply = self._post(self.endpoints.add, request, self._service.add_policy, what)
-        mismatches = echo_mismatches(request, self._parsed(AddResponse, reply, what))
+        mismatches = echo_mismatches(request, read_add(reply.content, self._refusal(reply, what)))
         if mismatches:
             raise ContractError(
                 f"{what}: the response does not echo the request: " + "; ".join(mismatches)
@@ -270,14 +267,12 @@ class AmlMemory(Memory):
             raise self._service.client.failure(reply, url, what)
         return reply
 
-    def _parsed(self, model: type[Parsed], reply: Reply, what: str) -> Parsed:
-        try:
-            return model.model_validate_json(reply.content)
-        except ValidationError as exc:
-            raise ContractError(
-                f"{what}: the HTTP 200 response breaks the contract: {problems_of(exc)}; "
-                f"body: {self._service.client.excerpt(reply.content)}"
-            ) from None
+    def _refusal(self, reply: Reply, what: str) -> Callable[[str], ContractError]:
+        """The error for an HTTP 200 answer the reader refuses, with why and the body's start."""
+        return lambda why: ContractError(
+            f"{what}: the HTTP 200 response {why}; "
+            f"body: {self._service.client.excerpt(reply.content)}"
+        )
 
     def _metadata(
         self, content: Content, score: float | None, created_at: object
