@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+import memrank
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
 from memrank.systems import WordOverlap
+from memrank.systems.http import AmlMemory
 from memrank.wire._service import ContractService
 from tests.loopback import Canned, Logged, _Handler, _Loopback
 from tests.runs.conftest import memrank_cli, memrank_process
@@ -22,18 +24,20 @@ from tests.runs.conftest import memrank_cli, memrank_process
 _GROUPS, _ASKED = 4, 8
 _TASKS = _GROUPS * _ASKED
 _ANSWERED = 9
-"""Searches the slow endpoint answers before it holds every further one."""
+"""Questions the slow endpoint answers before it holds every further one."""
 
 
 class Stalling(_Loopback):
-    """A real ContractService whose searches, past the first ``answered``, are held until
-    ``release`` (then dropped unanswered): an endpoint too slow to wait for."""
+    """A real ContractService that answers the first ``answered`` of the evaluation's
+    questions and holds every later one until ``release`` (then drops it unanswered): an
+    endpoint too slow to wait for. The canaries memrank plants among them (questions without
+    a ticket, as many as the run's secret draws) are always answered."""
 
     def __init__(self, answered: int) -> None:
         super().__init__()
         self.service = ContractService(WordOverlap)
         self.answered = answered
-        self.searches = 0
+        self.questions = 0
         self.held = 0
         self.release = threading.Event()
         self.asked: list[str] = []
@@ -44,10 +48,10 @@ class Stalling(_Loopback):
             handler.reply(Canned(200, b'{"status":"ok"}'))
             return
         self.record(Logged(handler.command, handler.path, handler.lowered_headers(), body))
-        if handler.path == "/search":
+        if handler.path == "/search" and b"(ticket " in body:
             with self.lock:
-                self.searches += 1
-                held = self.searches > self.answered
+                self.questions += 1
+                held = self.questions > self.answered
                 self.held += held
             if held:
                 self.release.wait(60)
@@ -86,13 +90,9 @@ def _evaluation(folder: Path) -> Path:
     return path
 
 
-def _measured(result: Result) -> list[tuple[str, str | None, float | None]]:
-    """Every value but memrank's clock (which differs between any two runs)."""
-    return [
-        (v.measure, v.task_id or v.group, v.value)
-        for v in result.values
-        if not v.measure.startswith("latency.")
-    ]
+def _task_values(result: Result) -> list[tuple[str, str | None, float | None]]:
+    """Every task's values (a whole run's are made of them, or of memrank's clock)."""
+    return [(v.measure, v.task_id, v.value) for v in result.values if v.task_id is not None]
 
 
 def _recalled(result: Result) -> list[tuple[str, tuple[str, ...]]]:
@@ -103,24 +103,23 @@ def _recalled(result: Result) -> list[tuple[str, tuple[str, ...]]]:
     ]
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Result:
-    folder = tmp_path_factory.mktemp("uninterrupted")
-    saved = folder / "whole.json"
-    with Stalling(answered=10**6) as server, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEMRANK_HOME", str(folder / "home"))
-        patch.setenv("AML_BASE_URL", server.url)
-        done = memrank_cli("run", "aml", str(_evaluation(folder)), "--save", str(saved))
-    assert done.returncode == 0, done.stderr
-    return Result.load(saved)
-
-
-def _as_uninterrupted(saved: Path, whole: Result) -> None:
-    result = Result.load(saved)
-    assert [t.task.id for t in result.traces] == [t.task.id for t in whole.traces]
-    assert _measured(result) == _measured(whole)
-    assert _recalled(result) == _recalled(whole)
-    assert result.clearing == whole.clearing
+def _as_uninterrupted(saved: Path, evaluation: Path, server: Stalling) -> None:
+    """The resumed result gives what the same run made uninterrupted gives, against the same
+    endpoint under the same secret (the canaries an endpoint run plants, and so what it can
+    recall, are drawn from the run's secret)."""
+    resumed = Result.load(saved)
+    assert resumed.integrity is not None
+    memory = AmlMemory(server.url)
+    whole = memrank.run(
+        memory,
+        memrank.evaluation(str(evaluation)),
+        secret=bytes.fromhex(resumed.integrity.secret),
+    )
+    memory.close()
+    assert [t.task.id for t in resumed.traces] == [t.task.id for t in whole.traces]
+    assert _task_values(resumed) == _task_values(whole)
+    assert _recalled(resumed) == _recalled(whole)
+    assert resumed.clearing == whole.clearing
 
 
 def _asked_once(before: list[str], after: list[str]) -> None:
@@ -137,7 +136,6 @@ def test_a_signal_stops_three_units_in_flight_at_once_and_the_resume_runs_only_t
     home: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    uninterrupted: Result,
 ) -> None:
     evaluation = _evaluation(tmp_path)
     saved = tmp_path / "resumed.json"
@@ -161,19 +159,18 @@ def test_a_signal_stops_three_units_in_flight_at_once_and_the_resume_runs_only_t
         assert "Traceback" not in stderr
         [record] = all_records()
         assert record.state is RunState.INTERRUPTED
-        # every search the endpoint answered made a task that finished, and each one is kept
-        kept = sum("(ticket " in query for query in server.asked)  # canaries are not counted
-        assert f"kept {kept} of {_TASKS} task(s) in its journal" in stderr, stderr
+        # every question the endpoint answered made a task that finished, and each one is kept
+        assert f"kept {_ANSWERED} of {_TASKS} task(s) in its journal" in stderr, stderr
 
         before, server.asked, server.answered = server.asked, [], 10**6
         resumed = memrank_cli("run", "aml", str(evaluation), "--resume", record.id)
         assert resumed.returncode == 0, resumed.stderr
         _asked_once(before, server.asked)
-    _as_uninterrupted(saved, uninterrupted)
+        _as_uninterrupted(saved, evaluation, server)
 
 
 def test_the_resume_keeps_what_a_unit_stopped_part_way_had_and_tells_its_documents_again(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, uninterrupted: Result
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One unit at a time: the unit in flight had finished some of its tasks; the resume
     tells that unit's documents again (a fresh user) and asks only its other questions."""
@@ -190,8 +187,7 @@ def test_the_resume_keeps_what_a_unit_stopped_part_way_had_and_tells_its_documen
         _, stderr = process.communicate(timeout=60)
         server.release.set()
         assert process.returncode == 143, stderr
-        kept = sum("(ticket " in query for query in server.asked)  # canaries are not counted
-        assert f"kept {kept} of {_TASKS} task(s)" in stderr, stderr
+        assert f"kept {_ASKED + 3} of {_TASKS} task(s)" in stderr, stderr
         [record] = all_records()
         journal = (home / "runs" / record.id / "journal.jsonl").read_bytes()
         assert journal.count(b'\n{"unit"') == 1  # one unit complete, one stopped part way
@@ -210,4 +206,4 @@ def test_the_resume_keeps_what_a_unit_stopped_part_way_had_and_tells_its_documen
             if b"my item" in entry.body
         }
         assert len(told_again) == _GROUPS - 1  # the part-done unit and the two not begun
-    _as_uninterrupted(saved, uninterrupted)
+        _as_uninterrupted(saved, evaluation, server)
