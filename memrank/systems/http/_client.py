@@ -7,7 +7,8 @@ attempt, within a total waiting budget, and every call, retries included, within
 time budget. Every exchange (connect, send, every byte of the answer) ends within the
 deadline, and an answer larger than the cap is refused as it streams, or as it inflates when
 the service compressed it although memrank asks for identity, so no endpoint can hold a call
-for ever or fill memory. Each call is registered in flight while it lasts (memrank._inflight),
+for ever or fill memory; an answer followed or preceded by bytes nobody asked for fails its
+call and closes its connection (``_exchange``). Each call is registered in flight while it lasts (memrank._inflight),
 so a run can name what it waits on. Error text it puts in a message is capped and has the
 secret cut out, and says what happened: unreachable, too slow, dropped, or redirected
 (naming where to).
@@ -29,8 +30,9 @@ from memrank._inflight import STUCK_AFTER, in_flight
 from memrank.errors import ContractError, EndpointError, UsageError
 from memrank.systems.http._auth import SCHEMES, Auth
 from memrank.systems.http._breaker import Breaker
-from memrank.systems.http._deadline import deadline, transport
-from memrank.systems.http._inflate import codings_of, inflated
+from memrank.systems.http._deadline import deadline
+from memrank.systems.http._exchange import exchange
+from memrank.systems.http._lanes import RestingTransport
 from memrank.systems.http._policy import NO_RETRY, WAITING, RetryPolicy, retry_after_seconds
 
 __all__ = [
@@ -111,7 +113,8 @@ class HttpClient:
     of the answer; ``call_budget`` the seconds one call may take in all, every attempt and
     wait included (default: one deadline and two minutes), so a request the service never
     answers costs at most that, retried or not; ``max_response_bytes`` the largest answer
-    read, inflated.
+    read, inflated; ``breaking`` whether a circuit breaker may stop calls to an endpoint it
+    finds down (a conformance check, which judges every call itself, turns it off).
     """
 
     def __init__(
@@ -124,8 +127,10 @@ class HttpClient:
         unreachable: str = "",
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         headers: Mapping[str, str] | None = None,
+        breaking: bool = True,
     ) -> None:
         self._auth = auth
+        self._breaking = breaking
         self._timeout = timeout
         self.call_budget = timeout + WAITING if call_budget is None else call_budget
         self._cap = max_response_bytes
@@ -142,7 +147,7 @@ class HttpClient:
                 **(headers or {}),  # fixed headers an API requires (a version pin)
                 **(auth.headers() if auth else {}),
             },
-            transport=transport(),
+            transport=RestingTransport(),
         )
         # A client left open would leave sockets to the garbage collector; close them
         # when the last object holding this client goes, or at exit.
@@ -196,28 +201,36 @@ class HttpClient:
         """The breaker of one endpoint (a circuit: by default the URL's scheme, host and port;
         a caller may name finer ones, as the Add/Search client does per operation)."""
         with self._breakers_lock:
-            return self._breakers.setdefault(circuit, Breaker())
+            made = Breaker() if self._breaking else Breaker.never()
+            return self._breakers.setdefault(circuit, made)
 
     def time_limits(self, policy: RetryPolicy, calls: str) -> str:
         """The bounds on time of ``calls`` made under ``policy``, as a run states them at its
         start: the deadline, the budget, and the worst case to a verdict on a dead endpoint."""
-        budget, span = self.call_budget, Breaker().span
+        budget, breaker = self.call_budget, Breaker()
+        alone = (breaker.consecutive - 1) * budget + self._timeout
         return (
             f"{calls}: each request's deadline {self._timeout:g} s; each call's budget "
             f"{budget:g} s ({policy.attempts} attempts at most, {policy.waiting:g} s of waiting "
             f"between them at most); a call still waiting after {STUCK_AFTER:g} s is named "
-            f"here. An endpoint that stops answering is declared down after about {budget:g} s "
-            f"when two or more units run at once ({2 * budget:g} s when one does); one that "
-            f"answers only errors, after about {span:g} s."
+            f"here. An endpoint that stops answering is declared down after about "
+            f"{self._timeout:g} s when three or more units run at once "
+            f"({budget + self._timeout:g} s when two do, {alone:g} s when one does); one that "
+            f"answers only errors, after about {breaker.span:g} s when three or more do; one "
+            f"that cannot be reached, after about {breaker.span:g} s when two or more do."
         )
 
     def excerpt(self, content: bytes) -> str:
         """Text from a service, capped at 500 characters, with the secret cut out."""
-        text = content.decode("utf-8", errors="replace")
-        if self._auth is not None:
-            text = text.replace(self._auth.secret, "[secret]")
+        secret = self._auth.secret if self._auth is not None else ""
+        # only what can be shown is decoded (a character is at most 4 bytes), and a secret
+        # beginning there whole, so a 32 MB answer is never copied to be cut
+        head = content[: 4 * (_TEXT_CAP + len(secret))]
+        text = head.decode("utf-8", errors="replace")
+        if secret:
+            text = text.replace(secret, "[secret]")
         if len(text) > _TEXT_CAP:
-            text = text[:_TEXT_CAP] + f"... ({len(text) - _TEXT_CAP} characters cut)"
+            text = text[:_TEXT_CAP] + f"... (characters cut: {len(content):,} bytes in all)"
         return text
 
     def _send(
@@ -276,11 +289,14 @@ class HttpClient:
             began, started = time.monotonic(), time.perf_counter()
             try:
                 with deadline(seconds):
-                    status, headers, content = self._exchange(request, url, what)
+                    status, headers, content = exchange(
+                        self._client, request, self._cap, lambda why: self._refusal(url, what, why)
+                    )
             except httpx.TransportError as exc:
                 round_trip += time.perf_counter() - started
                 said = _transport_words(exc, seconds, budget if seconds < limit else None)
-                breaker.record(call, attempt, True, said, began)
+                unreached = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
+                breaker.record(call, attempt, True, said, began, unreachable=unreached)
                 pause = policy.wait(attempt, None)
                 retried = policy.transport and (
                     policy.timeouts or not isinstance(exc, httpx.TimeoutException)
@@ -310,37 +326,6 @@ class HttpClient:
             breaker.pause(pause, what)
             waited += pause
         raise AssertionError("unreachable: the last attempt returns or raises")
-
-    def _exchange(
-        self, request: httpx.Request, url: str, what: str
-    ) -> tuple[int, httpx.Headers, bytes]:
-        """One exchange, the answer read as it streams (as sent, never inflated by httpx)
-        and refused past the cap, then inflated under the cap when it came encoded."""
-        response = self._client.send(request, stream=True)
-        try:
-            declared = response.headers.get("Content-Length", "")
-            if declared.isdigit() and int(declared) > self._cap:
-                raise self._refusal(
-                    url, what, f"declares {int(declared):,} bytes, past {self._capped()}"
-                )
-            parts, size = [], 0
-            for part in response.iter_raw():
-                size += len(part)
-                if size > self._cap:
-                    raise self._refusal(url, what, f"kept sending past {self._capped()}")
-                parts.append(part)
-        finally:
-            response.close()
-        content = b"".join(parts)
-        codings = codings_of(response.headers.get("Content-Encoding"))
-        if codings:
-            content = inflated(
-                content, codings, self._cap, lambda why: self._refusal(url, what, why)
-            )
-        return response.status_code, response.headers, content
-
-    def _capped(self) -> str:
-        return f"the {self._cap:,}-byte response cap"
 
     def _refusal(self, url: str, what: str, why: str) -> ContractError:
         past_cap = "response cap" in why

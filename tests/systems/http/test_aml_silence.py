@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -78,7 +79,8 @@ def test_a_run_states_its_deadlines_and_worst_case_before_it_runs() -> None:
     said = "\n".join(text for _, text in lines)
     limits = next(text for _, text in lines if "each request's deadline" in text)
     assert "each request's deadline 1800 s; each call's budget 1920 s" in limits, said
-    assert "declared down after about 1920 s" in limits
+    assert "declared down after about 1800 s when three or more units run at once" in limits
+    assert "(3720 s when two do, 9480 s when one does)" in limits  # timed: test_aml_worst_case
     assert said.index(limits) < said.index("running:")
     # the watch names a stuck call after the documented minute (the wait itself is opt-in below)
     assert STUCK_AFTER == 60
@@ -92,7 +94,8 @@ def test_a_hung_search_at_the_defaults_is_named_within_90_seconds() -> None:
     when, named = lines[-1]
     print(f"the stuck Search was named after {when:.1f} s: {named}")
     assert when < 90, said
-    assert named.startswith("still waiting after 6") and "Search for user_id 'eval:run_" in named
+    assert named.startswith("still waiting after 6")
+    assert re.search(r"Search for user_id 'eval:r[0-9a-f]{24}:e[0-9a-f]{24}:u[0-9a-f]{24}'", named)
     assert f"(POST {server.url}/search)" in named
 
 
