@@ -24,39 +24,14 @@ import argparse
 import hashlib
 import time
 from collections.abc import Sequence
-from datetime import datetime
 
 import memrank
 from memrank.integrity.verdict import LEVEL, canary_test
 from memrank.measure import Value
-from memrank.system import Content, Document, Memory, Recall
 from memrank.trace import Trace
+from tests.endpoints import AsEndpoint
 
 SYSTEMS = ("word-overlap", "bm25", "hybrid", "fixed-context")
-
-
-class AsEndpoint(Memory):
-    """An in-process memory driven as an endpoint is: guarded by the run."""
-
-    transport = "simulated-endpoint"
-
-    def __init__(self, inner: Memory) -> None:
-        self.inner = inner
-        self.name, self.version = inner.name, inner.version
-
-    def prepare(self, isolation_unit: str) -> None:
-        self.inner.prepare(isolation_unit)
-
-    def ingest(self, documents: Sequence[Document]) -> None:
-        self.inner.ingest(documents)
-
-    def retrieve(
-        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
-    ) -> Recall:
-        return self.inner.retrieve(query, k, user_id, query_timestamp)
-
-    def cleanup(self) -> None:
-        self.inner.cleanup()
 
 
 def _oracle(values: Sequence[Value], measure: str) -> list[Value]:
