@@ -125,7 +125,8 @@ class Scripted(_Loopback):
         handler.reply(canned)
 
 
-_RUN_TOKEN = re.compile(rb"run_[0-9a-f]{12}")
+_RUN_TOKEN = re.compile(rb"run_[0-9a-f]{12}|(?<=eval:)r[0-9a-f]{24}")
+"""What differs between two runs of one evaluation with one secret: the run's own name."""
 FAULTS = ("429", "503", "stall", "reset")
 
 

@@ -1,4 +1,4 @@
-"""AmlMemory: chunking, ids, validation of every response, health first, auth and options."""
+"""AmlMemory: chunking, opaque ids, validation of every response, health first, auth and options."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from memrank.trace import Step
 from memrank.wire._service import Answer, ContractService
 from memrank.wire.schema import AddRequest, SearchRequest
 from memrank.wire.serve import serving
+from tests.endpoints import SECRET, AsEndpoint, planted, wire_name
 from tests.loopback import Canned, Scripted
 
-USER_ID = re.compile(r"^eval:run_[0-9a-f]{12}:(?P<evaluation>[^:]+):(?P<unit>.+)$")
+USER_ID = re.compile(r"^eval:r[0-9a-f]{24}:(?P<evaluation>e[0-9a-f]{24}):(?P<unit>u[0-9a-f]{24})$")
 
 
 class Recording(ContractService):
@@ -122,9 +123,10 @@ def test_a_real_locomo_conversation_chunks_and_recalls_as_in_process(shared_data
     service = Recording()
     with serving(service) as url:
         memory = AmlMemory(url, timeout=10)
-        over_http = memrank.run(memory, evaluation)
+        over_http = memrank.run(memory, evaluation, secret=SECRET)
         memory.close()
-    in_process = memrank.run(WordOverlap(), evaluation)
+    # the same canaries at the same places: the in-process memory driven as an endpoint is
+    in_process = memrank.run(AsEndpoint(WordOverlap()), evaluation, secret=SECRET)
 
     assert not over_http.failed
     values = [(v.task_id, v.value) for v in over_http.values_of("word-match")]
@@ -134,7 +136,11 @@ def test_a_real_locomo_conversation_chunks_and_recalls_as_in_process(shared_data
     assert all(len(add.messages) <= 20 for add in service.adds)
     assert len({add.session_id for add in service.adds}) == 19 < len(service.adds)
     sent = [m.content for add in service.adds for m in add.messages]
-    assert sent == [d.content for d in documents]
+    (unit,) = planted(evaluation)
+    assert sent == [d.content for d in unit.documents]  # the canaries' turns among them ...
+    own = [d.content for d in documents]
+    assert [text for text in sent if text in set(own)] == own  # ... and every turn, in order
+    assert len(sent) > len(own)
     assert [add.request_id.rsplit(":", 1)[1] for add in service.adds] == [
         f"chunk-{n}" for n in range(len(service.adds))
     ]
@@ -143,19 +149,26 @@ def test_a_real_locomo_conversation_chunks_and_recalls_as_in_process(shared_data
 # -- ids, isolation, clearing ----------------------------------------------------------------------
 
 
-def test_each_unit_is_a_fresh_user_id_and_each_chunk_a_numbered_request(
+def test_each_unit_is_a_fresh_opaque_user_id_and_each_chunk_a_numbered_request(
     recording: tuple[Recording, str], demo: Evaluation
 ) -> None:
     service, url = recording
     memory = AmlMemory(url, timeout=10)
-    result = memrank.run(memory, demo)
+    result = memrank.run(memory, demo, secret=SECRET)
     memory.close()
     user_id = result.traces[0].recalled.declared["user_id"]  # type: ignore[union-attr]
-    assert USER_ID.match(user_id)["evaluation"] == "demo"  # type: ignore[index]
-    assert USER_ID.match(user_id)["unit"] == "demo_alex"  # type: ignore[index]
-    assert [a.request_id for a in service.adds] == [f"{user_id}:chunk-{n}" for n in range(3)]
+    # named from the run's secret (revealed in the result), naming no evaluation and no unit
+    named = USER_ID.match(user_id)
+    assert named is not None and "demo" not in user_id and "alex" not in user_id
+    assert named["evaluation"] == wire_name("evaluation", "demo")
+    assert named["unit"] == wire_name("unit", "demo_alex")
+    (unit,) = planted(demo)  # the demo's three sessions, each its own Add, and the canaries'
+    assert len(unit.documents) > 3
+    assert [a.request_id for a in service.adds] == [
+        f"{user_id}:chunk-{n}" for n in range(len(unit.documents))
+    ]
     assert [a.session_id for a in service.adds] == [
-        f"{user_id}:session-sess_{n}" for n in (1, 2, 3)
+        f"{user_id}:session-{wire_name('document', d.id)}" for d in unit.documents
     ]
     assert {s.user_id for s in service.searches} == {user_id}
     assert service.adds[0].messages[0].timestamp == 1768068000000  # 2026-01-10T18:00:00Z
@@ -163,11 +176,12 @@ def test_each_unit_is_a_fresh_user_id_and_each_chunk_a_numbered_request(
     assert (
         declared["cleared_by"] == "a fresh user_id per isolation unit; the contract has no delete"
     )
-    # the next run of the same evaluation never reuses a user_id
+    # the next run of the same evaluation never reuses a user_id, nor any part of one
     again = AmlMemory(url, timeout=10)
     second = memrank.run(again, demo)
     again.close()
-    assert second.traces[0].recalled.declared["user_id"] != user_id  # type: ignore[union-attr]
+    other = second.traces[0].recalled.declared["user_id"]  # type: ignore[union-attr]
+    assert not set(other.split(":")[1:]) & set(user_id.split(":")[1:])
 
 
 def test_a_user_id_is_never_prepared_twice(recording: tuple[Recording, str]) -> None:
@@ -182,12 +196,14 @@ def test_returned_items_map_back_to_the_documents_they_repeat(
     recording: tuple[Recording, str], demo: Evaluation
 ) -> None:
     memory = AmlMemory(recording[1], timeout=10)
-    result = memrank.run(memory, demo)
+    result = memrank.run(memory, demo, secret=SECRET)
     memory.close()
     recalled = result.traces_of("q_job")[0].recalled
     assert recalled is not None
     top = recalled.documents[0]
-    assert top.id.endswith(":chunk-0:0") and top.metadata["doc_id"] == "sess_1"
+    (unit,) = planted(demo)  # each document its own Add: sess_1 went in the chunk at its place
+    chunk = [d.id for d in unit.documents].index("sess_1")
+    assert top.id.endswith(f":chunk-{chunk}:0") and top.metadata["doc_id"] == "sess_1"
     assert top.metadata["created_at"] == "2026-01-10T18:00:00Z"
     assert [v.value for v in result.values_of("demo-score")] == [0.8]
     timings = result.traces_of("q_job")[0].declared.engine_timings_ms
@@ -317,7 +333,8 @@ def test_endpoints_and_key_come_from_the_environment(monkeypatch: pytest.MonkeyP
         refused = memrank.run(wrong, _one_task())
         memory.close()
         wrong.close()
-    assert not good.failed and len(service.searches) == 1
+    assert not good.failed and good.integrity is not None
+    assert len(service.searches) == 1 + len(good.integrity.traces)  # the task and its canaries
     (trace,) = refused.traces
     assert trace.error is not None and trace.error.step is Step.INGEST
     assert "HTTP 401" in trace.error.message and "not-it" not in trace.error.message
@@ -339,4 +356,5 @@ def test_multiple_choice_options_are_sent_in_search(recording: tuple[Recording, 
     memory = AmlMemory(url, timeout=10)
     memrank.run(memory, evaluation.model_copy(update={"tasks": (task,)}))
     memory.close()
-    assert [s.options for s in service.searches] == [("A. a station", "B. a bank")]
+    offered = [s.options for s in service.searches if s.query == "Where does Alex work?"]
+    assert offered == [("A. a station", "B. a bank")]

@@ -17,6 +17,7 @@ from memrank.result import Result
 from memrank.systems import WordOverlap
 from memrank.systems.http import AmlMemory, _aml_service
 from memrank.wire._service import ContractService
+from tests.endpoints import SECRET, AsEndpoint
 from tests.loopback import Canned
 from tests.systems.http.outage import Outage
 from tests.systems.http.raw import Raw, hang
@@ -60,10 +61,11 @@ def test_a_dead_search_is_no_longer_sent_to_and_the_rest_fail_at_once() -> None:
 
 def test_an_add_rides_out_failures_with_its_request_id_and_is_stored_once() -> None:
     evaluation = _evaluation()
-    clean = memrank.run(WordOverlap(), evaluation)
+    # the same canaries at the same places: WordOverlap driven as an endpoint is, in-process
+    clean = memrank.run(AsEndpoint(WordOverlap()), evaluation, secret=SECRET)
     with Outage(ContractService(WordOverlap), failed_adds=5) as server:
         memory = AmlMemory(server.url, backoff=0.01)  # the default 8 attempts
-        result = memrank.run(memory, evaluation, concurrency=1)
+        result = memrank.run(memory, evaluation, concurrency=1, secret=SECRET)
         memory.close()
     assert not result.failed
     adds = [entry.body for entry in server.logged("/add")]

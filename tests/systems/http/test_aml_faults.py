@@ -16,6 +16,7 @@ from memrank.systems import WordOverlap
 from memrank.systems.http import AmlMemory
 from memrank.trace import Step
 from memrank.wire._service import ContractService
+from tests.endpoints import SECRET, AsEndpoint
 from tests.loopback import FAULTS, Faulty
 
 PEOPLE = ("ada", "bo", "cy", "di", "ed", "flo", "gus", "hal")
@@ -55,7 +56,8 @@ def _evaluation() -> Evaluation:
 def _run(seed: int, attempts: int) -> tuple[Result, Faulty]:
     with Faulty(ContractService(WordOverlap), seed=seed, rate=0.2, stall_seconds=0.8) as server:
         memory = AmlMemory(server.url, timeout=0.5, attempts=attempts, backoff=0.01)
-        result = memrank.run(memory, _evaluation(), concurrency=4)
+        # one secret: the same canaries, so the same requests and faults, on every run
+        result = memrank.run(memory, _evaluation(), concurrency=4, secret=SECRET)
         memory.close()
     return result, server
 
@@ -63,9 +65,8 @@ def _run(seed: int, attempts: int) -> tuple[Result, Faulty]:
 @pytest.mark.parametrize("seed,attempts", [(7, 4), (11, 2)])
 def test_every_task_ends_correct_or_failed_at_a_named_step(seed: int, attempts: int) -> None:
     evaluation = _evaluation()
-    expected = {
-        v.task_id: v.value for v in memrank.run(WordOverlap(), evaluation).values_of("word-match")
-    }
+    in_process = memrank.run(AsEndpoint(WordOverlap()), evaluation, secret=SECRET)
+    expected = {v.task_id: v.value for v in in_process.values_of("word-match")}
     result, server = _run(seed, attempts)
 
     # no trace lost or duplicated, in task order
