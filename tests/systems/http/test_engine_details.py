@@ -15,6 +15,8 @@ from memrank.errors import EndpointError
 from memrank.systems import WordOverlap
 from memrank.systems.http import Hindsight, Mem0, Supermemory
 from memrank.trace import Step
+from tests.endpoints import SECRET as RUN_SECRET
+from tests.endpoints import AsEndpoint, planted, wire_name
 from tests.systems.http.engines import SECRET
 from tests.systems.http.engines.hindsight import RECALL_RESULTS, TOKENS_PER_WORD, HindsightServer
 from tests.systems.http.engines.mem0 import Mem0Server
@@ -28,16 +30,21 @@ def test_hindsight_usage_is_declared_once_per_unit_and_unreported_stays_none(
 ) -> None:
     with HindsightServer(SECRET) as server:
         memory = Hindsight(server.url, api_key=SECRET, timeout=10)
-        result = memrank.run(memory, demo)
+        result = memrank.run(memory, demo, secret=RUN_SECRET)
         memory.close()
-    words = sum(len(d.text.split()) for d in demo.tasks[0].context)
-    first, *rest = result.traces
+    (unit,) = planted(demo, RUN_SECRET)  # its usage counts every word told: canaries' too
+    words = sum(len(d.text.split()) for d in unit.documents)
+    assert result.integrity is not None
+    asked = {t.task.id: t for t in (*result.traces, *result.integrity.traces)}
+    # the first task asked carries the unit's usage, a canary or not
+    first, *rest = [asked[task.id] for task in unit.tasks]
+    told = len(unit.documents)  # the server reports a token out per item retained
     assert first.declared.usage == {
         "ingest.input_tokens": words * TOKENS_PER_WORD,
-        "ingest.output_tokens": 3,
-        "ingest.total_tokens": words * TOKENS_PER_WORD + 3,
+        "ingest.output_tokens": told,
+        "ingest.total_tokens": words * TOKENS_PER_WORD + told,
     }
-    assert [t.declared.usage for t in rest] == [None] * 4  # recall reports none: not zero
+    assert [t.declared.usage for t in rest] == [None] * len(rest)  # recall reports none
 
 
 def test_hindsight_recall_is_cut_to_k_and_timestamps_travel() -> None:
@@ -161,15 +168,23 @@ def test_mem0_over_a_real_locomo_conversation_matches_in_process(shared_data: Pa
     )
     with Mem0Server(SECRET) as server:
         memory = Mem0(server.url, api_key=SECRET, timeout=10)
-        over_http = memrank.run(memory, evaluation)
+        over_http = memrank.run(memory, evaluation, secret=RUN_SECRET)
         memory.close()
-    in_process = memrank.run(WordOverlap(), evaluation)
+    # the same canaries at the same places: the in-process memory driven as an endpoint is
+    in_process = memrank.run(AsEndpoint(WordOverlap()), evaluation, secret=RUN_SECRET)
     assert not over_http.failed and server.violations == []
     values = [(v.task_id, v.value) for v in over_http.values_of("word-match")]
     assert values == [(v.task_id, v.value) for v in in_process.values_of("word-match")]
     assert any(value == 1.0 for _, value in values)
     adds = [orjson.loads(e.body) for e in server.calls("POST", "/memories")]
-    assert [a["metadata"]["memrank_doc_id"] for a in adds] == [d.id for d in documents]
+    # every document told goes out under its opaque id, in order, the canaries' among them
+    (unit,) = planted(evaluation, RUN_SECRET)
+    sent_ids = [a["metadata"]["memrank_doc_id"] for a in adds]
+    assert sent_ids == [wire_name("document", d.id, RUN_SECRET) for d in unit.documents]
+    own = {wire_name("document", d.id, RUN_SECRET) for d in documents}
+    assert [i for i in sent_ids if i in own] == [
+        wire_name("document", d.id, RUN_SECRET) for d in documents
+    ]
     speakers = {a["messages"][0]["role"] for a in adds}
     assert speakers == {"user"}
 

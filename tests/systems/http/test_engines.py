@@ -17,44 +17,53 @@ from memrank import Document, Evaluation
 from memrank.cli import main
 from memrank.errors import EndpointError, UsageError
 from memrank.systems import WordOverlap
+from tests.endpoints import SECRET as RUN_SECRET
+from tests.endpoints import AsEndpoint, planted, wire_name
 from tests.systems.http.engines import ENGINES, SECRET, EngineCase
 from tests.systems.http.engines._base import Refusal
 
-NAMESPACE = re.compile(r"memrank-run_[0-9a-f]{12}-demo-demo_alex-[0-9a-f]{12}")
+NAMESPACE = re.compile(
+    r"memrank-r[0-9a-f]{24}-(?P<evaluation>e[0-9a-f]{24})-(?P<unit>u[0-9a-f]+)-[0-9a-f]{12}"
+)
+"""A unit's namespace: memrank-<run>-<evaluation>-<unit>-<hash>, each name opaque (the unit's
+cut to fit 100 characters)."""
 BY_NAME = {case.name: case for case in ENGINES}
 # The version each engine names (what the loopback servers answer); the rest name none.
 ENGINE_VERSIONS = {"mem0": "1.0.0", "hindsight": "0.8.0"}
-# The calls one demo run makes: prepare resets the unit, 3 documents, 5 questions, cleanup.
-EXPECTED_CALLS = {
-    "mem0": [
-        ("DELETE", r"/memories\?user_id=NS"),
-        ("GET", "/openapi.json"),  # its version, read once after the first reset answered
-        *[("POST", "/memories")] * 3,
-        *[("POST", "/search")] * 5,
-        ("DELETE", r"/memories\?user_id=NS"),
-    ],
-    "hindsight": [
-        ("DELETE", "/v1/default/banks/NS"),
-        ("PUT", "/v1/default/banks/NS"),
-        ("GET", "/version"),  # read once, after the first unit's bank answered
-        ("POST", "/v1/default/banks/NS/memories"),
-        *[("POST", "/v1/default/banks/NS/memories/recall")] * 5,
-        ("DELETE", "/v1/default/banks/NS"),
-    ],
-    "supermemory": [
-        ("DELETE", "/v3/documents/bulk"),
-        *[("POST", "/v3/documents")] * 3,
-        *[("GET", "/v3/documents/mem-[0-9]+")] * 3,
-        *[("POST", "/v3/search")] * 5,
-        ("DELETE", "/v3/documents/bulk"),
-    ],
-    "atomicmemory": [
-        ("POST", "/v1/memories/reset-source"),
-        *[("POST", "/v1/memories/ingest")] * 3,
-        *[("POST", "/v1/memories/search")] * 5,
-        ("POST", "/v1/memories/reset-source"),
-    ],
-}
+
+
+def expected_calls(engine: str, documents: int, questions: int) -> list[tuple[str, str]]:
+    """The calls one unit makes: prepare resets it, its documents, its questions, cleanup."""
+    return {
+        "mem0": [
+            ("DELETE", r"/memories\?user_id=NS"),
+            ("GET", "/openapi.json"),  # its version, read once after the first reset answered
+            *[("POST", "/memories")] * documents,
+            *[("POST", "/search")] * questions,
+            ("DELETE", r"/memories\?user_id=NS"),
+        ],
+        "hindsight": [
+            ("DELETE", "/v1/default/banks/NS"),
+            ("PUT", "/v1/default/banks/NS"),
+            ("GET", "/version"),  # read once, after the first unit's bank answered
+            ("POST", "/v1/default/banks/NS/memories"),
+            *[("POST", "/v1/default/banks/NS/memories/recall")] * questions,
+            ("DELETE", "/v1/default/banks/NS"),
+        ],
+        "supermemory": [
+            ("DELETE", "/v3/documents/bulk"),
+            *[("POST", "/v3/documents")] * documents,
+            *[("GET", "/v3/documents/mem-[0-9]+")] * documents,
+            *[("POST", "/v3/search")] * questions,
+            ("DELETE", "/v3/documents/bulk"),
+        ],
+        "atomicmemory": [
+            ("POST", "/v1/memories/reset-source"),
+            *[("POST", "/v1/memories/ingest")] * documents,
+            *[("POST", "/v1/memories/search")] * questions,
+            ("POST", "/v1/memories/reset-source"),
+        ],
+    }[engine]
 
 
 @pytest.fixture(params=ENGINES, ids=lambda case: case.name)
@@ -72,21 +81,28 @@ def test_a_demo_run_sends_only_documented_requests_and_matches_in_process(
 ) -> None:
     with engine.server() as server:
         memory = engine.connect(server.url)
-        result = memrank.run(memory, demo)
+        result = memrank.run(memory, demo, secret=RUN_SECRET)
         memory.close()
     assert not result.failed and server.violations == []
-    namespaces = {m[0] for e in server.log for m in NAMESPACE.finditer(e.path + e.body.decode())}
-    assert len(namespaces) == 1  # one unit, one namespace, named from the run
-    (namespace,) = namespaces
+    wire = [e.path + e.body.decode() for e in server.log]
+    names = {m for text in wire for m in NAMESPACE.finditer(text)}
+    assert len({m[0] for m in names}) == 1  # one unit, one namespace, named from the run
+    (named, *_) = names
+    namespace = named[0]
+    # opaque: it names neither the evaluation nor the unit, yet the run's secret maps it back
+    assert not any("demo" in text for text in wire)
+    assert named["evaluation"] == wire_name("evaluation", "demo", RUN_SECRET)
+    assert wire_name("unit", "demo_alex", RUN_SECRET).startswith(named["unit"])
     sent = [(e.method, e.path.replace(namespace, "NS")) for e in server.log]
-    assert len(sent) == len(EXPECTED_CALLS[engine.name])
-    for (method, path), (want_method, want_path) in zip(
-        sent, EXPECTED_CALLS[engine.name], strict=True
-    ):
+    (unit,) = planted(demo, RUN_SECRET)  # the demo's documents and questions, and canaries
+    calls = expected_calls(engine.name, len(unit.documents), len(unit.tasks))
+    assert len(sent) == len(calls)
+    for (method, path), (want_method, want_path) in zip(sent, calls, strict=True):
         assert method == want_method and re.fullmatch(want_path, path), (method, path)
     header, prefix = server.auth_header, server.auth_prefix
     assert all(e.headers[header] == f"{prefix}{SECRET}" for e in server.log)
-    in_process = memrank.run(WordOverlap(), demo)
+    # the same canaries at the same places: the in-process memory driven as an endpoint is
+    in_process = memrank.run(AsEndpoint(WordOverlap()), demo, secret=RUN_SECRET)
     for measure in ("word-match", "demo-score"):
         assert _values(result, measure) == _values(in_process, measure)
     assert any(value == 1.0 for _, value in _values(result, "word-match"))
@@ -274,9 +290,10 @@ def test_units_run_at_once_are_kept_apart(engine: EngineCase) -> None:
     assert not result.failed and server.violations == []
     for trace in result.traces:
         assert trace.recalled is not None
-        told = {d.metadata.get("doc_id") for d in trace.recalled.documents}
+        told = {str(d.metadata.get("doc_id")) for d in trace.recalled.documents}
         n = trace.task.id[1:]
-        assert told <= {f"d{n}", f"o{n}"}  # nothing from another unit's namespace
+        # nothing from another unit's namespace: its own documents, and its own canaries'
+        assert all(i in (f"d{n}", f"o{n}") or i.startswith(f"person-{n}:canary-") for i in told)
     assert [v.value for v in result.values_of("word-match")] == [1.0] * 6
 
 

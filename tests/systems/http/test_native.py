@@ -21,6 +21,7 @@ from memrank.errors import ContractError
 from memrank.system import Content, text_of
 from memrank.systems.http import Native
 from memrank.trace import Step
+from tests.endpoints import SECRET, AsEndpoint, planted
 from tests.systems.http.translator import EXAMPLE, example, running_translator
 
 toy_memory = example("toy_memory")
@@ -57,9 +58,10 @@ def test_the_example_runs_the_demo_with_the_values_of_the_memory_it_wraps(
 ) -> None:
     with running_translator() as server:
         native = Native(server.url, timeout=10)
-        over_http = memrank.run(native, demo)
+        over_http = memrank.run(native, demo, secret=SECRET)
         native.close()
-    in_process = memrank.run(ToyInProcess(), demo)
+    # the same canaries at the same places: the toy in-process driven as an endpoint is
+    in_process = memrank.run(AsEndpoint(ToyInProcess()), demo, secret=SECRET)
     assert not over_http.failed and over_http.system.transport == "http"
     assert over_http.system.declared_version == "1.0"
     for measure in ("word-match", "demo-score"):
@@ -203,13 +205,15 @@ def test_verify_sends_the_key_and_says_when_it_is_refused(monkeypatch: pytest.Mo
 def test_native_refuses_answers_off_the_contract(demo: Evaluation) -> None:
     with running_translator(memory=Overgiving()) as server:
         native = Native(server.url, timeout=10)
-        result = memrank.run(native, demo.model_copy(update={"k": 2}))
+        result = memrank.run(native, demo.model_copy(update={"k": 2}), secret=SECRET)
         native.close()
     errors = {t.error.type for t in result.traces if t.error is not None}
     assert errors == {"ContractError"}
     first = result.traces[0].error
     assert first is not None and first.step is Step.RETRIEVE
-    assert "returned 3 documents for k=2; the contract allows at most k" in first.message
+    (unit,) = planted(demo, SECRET)  # everything it holds: the demo's three and the canaries'
+    told = len(unit.documents)
+    assert f"returned {told} documents for k=2; the contract allows at most k" in first.message
     with running_translator(RequestHandlerClass=_handler(contract="memrank-native/0")) as server:
         native = Native(server.url, timeout=10)
         with pytest.raises(ContractError, match="describe: the answer breaks the memrank-native/1"):
