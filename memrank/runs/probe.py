@@ -58,10 +58,10 @@ _QUESTIONS = (
 def _facts() -> list[Document]:
     return [
         Document(
-            id=f"probe-{n}",
+            id=f"f{n}",
             content=text,
             timestamp=_SAID + timedelta(hours=n),
-            metadata={"speaker": "Mara", "session_id": "probe-session"},
+            metadata={"speaker": "Mara", "session_id": "s1"},
         )
         for n, text in enumerate(_FACTS)
     ]
@@ -86,13 +86,14 @@ def probed(memory: Memory) -> str | None:
 
 
 def _answers(memory: Memory) -> str:
-    handle = memory.for_unit(f"run_{secrets.token_hex(6)}", "probe")
-    handle.prepare("probe")
+    # names as opaque as an endpoint run's (memrank.integrity): nothing sent says "probe"
+    scope, unit = secrets.token_hex(12), secrets.token_hex(12)
+    handle = memory.for_unit(f"run_{secrets.token_hex(6)}", scope)
+    handle.prepare(unit)
     try:
         handle.ingest(_facts())
         answers = [
-            [text_of(d.content) for d in handle.retrieve(q, _K, "probe").documents]
-            for q in _QUESTIONS
+            [text_of(d.content) for d in handle.retrieve(q, _K, unit).documents] for q in _QUESTIONS
         ]
     finally:
         handle.cleanup()
