@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from memrank.result import Result
+from memrank.runs.breaches import breach_line, breaches_json
 from memrank.runs.causes import failure_causes, left_out, said
 
 __all__ = ["headline", "measure_rows", "summary_json", "summary_text"]
@@ -106,6 +107,9 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     lines.append(f"traces:     {len(result.traces)} recorded, {len(result.failed)} with errors")
     if result.failed:
         lines.append(f"failures:   {said(failure_causes(result.failed))}")
+    breaches = breach_line(result)
+    if breaches is not None:
+        lines.append(breaches)
     return "\n".join(lines)
 
 
@@ -144,6 +148,7 @@ def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
         "traces": len(result.traces),
         "failed": len(result.failed),
         "headline": {"measure": measure, "mean": mean},
+        "breaches": breaches_json(result),
         "headline_over": None
         if over is None
         else {

@@ -47,6 +47,7 @@ __all__ = [
     "read_add",
     "read_json",
     "read_search",
+    "within_values",
 ]
 
 MAX_VALUES = 100_000
@@ -107,7 +108,7 @@ class SearchAnswer:
 def read_json(content: bytes, refuse: Refuse) -> Any:
     """The JSON value of an answer (NaN and Infinity read as numbers), or ``refuse(why)``
     raised when it holds more than MAX_VALUES values or is not JSON."""
-    _within_values(content, refuse)
+    within_values(content, refuse)
     try:
         return pydantic_core.from_json(content, allow_inf_nan=True)
     except ValueError as exc:
@@ -116,7 +117,7 @@ def read_json(content: bytes, refuse: Refuse) -> Any:
 
 def read_add(content: bytes, refuse: Refuse) -> AddResponse:
     """An Add answer, or ``refuse(why)`` raised when it is past a limit or off the contract."""
-    _within_values(content, refuse)
+    within_values(content, refuse)
     try:
         return AddResponse.model_validate_json(content)
     except ValidationError as exc:
@@ -126,7 +127,7 @@ def read_add(content: bytes, refuse: Refuse) -> AddResponse:
 def read_search(content: bytes, top_k: int, refuse: Refuse) -> SearchAnswer:
     """A Search answer with its breaches counted, or ``refuse(why)`` raised when it is past a
     limit (values, top_k items, an item's id, text, image or created_at) or off the contract."""
-    _within_values(content, refuse)
+    within_values(content, refuse)
     try:
         data = _ReadResponse.model_validate_json(content).data
     except ValidationError as exc:
@@ -188,7 +189,7 @@ def _empty(content: Any) -> bool:
     )
 
 
-def _within_values(content: bytes, refuse: Refuse) -> None:
+def within_values(content: bytes, refuse: Refuse) -> None:
     """Refuse an answer holding more than MAX_VALUES values, without parsing it."""
     # Each value past an array's or object's first follows a comma, and each first follows a
     # bracket or brace: their count, inside strings too, bounds the values from above.

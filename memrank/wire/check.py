@@ -4,18 +4,21 @@ Each check tests one property of the contract and nothing else, under user_ids o
 so one defect fails one check: where a check needs an Add or a Search only as a step, it
 reads the answer leniently and leaves judging its shape to the check that owns it. No call
 is retried, so nothing a retry would hide is hidden. No check passes on nothing: one that
-needs something stored first finds it, or fails saying so.
+needs something stored first finds it, or fails saying so. Every answer is read within the
+limits a run reads it with (memrank.wire.answers), and the breaches a run would count in any
+Search answer (a score that is no finite number, a repeated id, empty content) are gathered
+for the last check to name.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from typing import Any, Literal
 
 import orjson
 from pydantic import ValidationError
 
+from memrank.errors import ContractError
 from memrank.systems.http._checklist import (
     CheckOutcome,
     FailedCheck,
@@ -25,97 +28,26 @@ from memrank.systems.http._checklist import (
     run_checks,
     tally,
 )
-from memrank.systems.http._client import NO_RETRY, Auth, HttpClient, Reply
+from memrank.systems.http._client import NO_RETRY, Auth, HttpClient
 from memrank.systems.http.aml import AmlEndpoints
-from memrank.wire.schema import (
-    AddRequest,
-    AddResponse,
-    SearchResponse,
-    echo_mismatches,
-    problems_of,
-)
+from memrank.wire._calls import Calls, fresh_word
+from memrank.wire.answers import read_search
+from memrank.wire.schema import AddRequest, AddResponse, echo_mismatches, problems_of
 
 # CheckOutcome and the printing live in the shared checklist; named here too, as the suite's
 # own API.
 __all__ = ["NAME_WIDTH", "CheckOutcome", "Track", "check", "layout", "line", "tally"]
 
 Track = Literal["textual", "multimodal"]
+_ANIMALS = ("heron", "otter", "badger", "lynx", "marten", "ibis", "stoat", "vole")
 _PIXEL = (
     "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4"
     "z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
 )
 
 
-class _Checker:
-    def __init__(self, endpoints: AmlEndpoints, client: HttpClient) -> None:
-        self.endpoints = endpoints
-        self.client = client
-        self.run = f"memrank-check:{secrets.token_hex(4)}"
-
-    # -- calls ----------------------------------------------------------------------------
-
-    def post(self, url: str, payload: dict[str, Any] | bytes) -> Reply:
-        body = payload if isinstance(payload, bytes) else orjson.dumps(payload)
-        return self.client.post(url, body, NO_RETRY, what="check")
-
-    def add(self, user: str, *texts: Any) -> tuple[dict[str, Any], Reply]:
-        """Add the texts (strings, or lists of parts) as one chunk; returns request and reply."""
-        request = {
-            "request_id": f"{user}:chunk-0",
-            "messages": [
-                {"role": "user", "timestamp": 1704067200000 + i, "content": t}
-                for i, t in enumerate(texts)
-            ],
-            "user_id": user,
-            "session_id": f"{user}:session-0",
-        }
-        return request, self.post(self.endpoints.add, request)
-
-    def added(self, user: str, *texts: Any) -> None:
-        """Add as a step of another check: any 200 will do."""
-        reply = self.add(user, *texts)[1]
-        if reply.status != 200:
-            raise FailedCheck(
-                f"the Add this check needs answered HTTP {reply.status}: {self.text(reply)}"
-            )
-
-    def search(self, user: str, query: Any, top_k: int = 10, **extra: Any) -> Reply:
-        return self.post(
-            self.endpoints.search, {"query": query, "user_id": user, "top_k": top_k, **extra}
-        )
-
-    def found(self, reply: Reply) -> list[str]:
-        """The texts of a Search answer read leniently: ``data`` or a bare list is fine here."""
-        if reply.status != 200:
-            raise FailedCheck(
-                f"the Search this check needs answered HTTP {reply.status}: {self.text(reply)}"
-            )
-        try:
-            data = orjson.loads(reply.content)
-        except orjson.JSONDecodeError:
-            raise FailedCheck(f"the Search answer is not JSON: {self.text(reply)}") from None
-        items = data.get("data") if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            raise FailedCheck(f"no list of items in the Search answer: {self.text(reply)}")
-        return [_text(item.get("content") if isinstance(item, dict) else item) for item in items]
-
-    def typed(self, reply: Reply, evidence: str) -> str:
-        """``evidence`` when the JSON answer says it is JSON; a warning when its Content-Type
-        says otherwise (a client that trusts the type would not read it)."""
-        given = reply.headers.get("Content-Type", "")
-        media = given.partition(";")[0].strip().lower()
-        if media == "application/json" or media.endswith("+json"):
-            return evidence
-        raise Warned(
-            f"{evidence}; but the JSON came as Content-Type {given or '(none)'!r}, "
-            "not application/json"
-        )
-
-    def text(self, reply: Reply) -> str:
-        return self.client.excerpt(reply.content)[:300] or "(empty body)"
-
-    def user(self, check: str) -> str:
-        return f"{self.run}:{check}"
+class _Checker(Calls):
+    """The checks, one method each."""
 
     # -- the checks -------------------------------------------------------------------------
 
@@ -147,17 +79,19 @@ class _Checker:
         reply = self.search(user, "What does the shape check store about lighthouses?")
         if reply.status != 200:
             raise FailedCheck(f"Search answered HTTP {reply.status}: {self.text(reply)}")
-        try:
-            answer = SearchResponse.model_validate_json(reply.content)
-        except ValidationError as exc:
-            raise FailedCheck(f"{problems_of(exc)}; body: {self.text(reply)}") from None
+        try:  # breaches aside (the last check names them), as a run reads it
+            answer = read_search(reply.content, 10, ContractError)
+        except ContractError as exc:
+            raise FailedCheck(f"the answer {exc}; body: {self.text(reply)}") from None
+        self.answers, self.items = self.answers + 1, self.items + len(answer.items)
+        self.breaches.update(answer.breaches)
         return self.typed(
             reply,
-            f"an object whose data holds {len(answer.data)} item(s), each with id and content",
+            f"an object whose data holds {len(answer.items)} item(s), each with id and content",
         )
 
     def searchable(self) -> str:
-        user, token = self.user("fresh"), _token()
+        user, token = self.user("fresh"), fresh_word()
         self.added(user, f"The check canary code is {token}.")
         texts = self.found(self.search(user, "What is the check canary code?"))
         if not any(token in t for t in texts):
@@ -192,7 +126,7 @@ class _Checker:
         return "nothing stored under the user_id, and data came back empty"
 
     def isolation(self) -> str:
-        owner, other, token = self.user("isolation-a"), self.user("isolation-b"), _token()
+        owner, other, token = self.user("isolation-a"), self.user("isolation-b"), fresh_word()
         self.added(owner, f"The secret canary word of the isolation check is {token}.")
         self.added(other, "The weather report of the isolation check says mild.")
         query = "What is the secret canary word of the isolation check?"
@@ -211,7 +145,7 @@ class _Checker:
         return f"the canary {token!r} added under one user_id never came back under another"
 
     def idempotent(self) -> str:
-        user, token = self.user("idempotent"), _token()
+        user, token = self.user("idempotent"), fresh_word()
         first = self.add(user, f"The idempotence marker is {token}.")[1]
         second = self.add(user, f"The idempotence marker is {token}.")[1]
         if (first.status, second.status) != (200, 200):
@@ -275,6 +209,55 @@ class _Checker:
         texts = self.found(self.search(user, "When does the ferry leave?", options=choices))
         return f"a Search with options answered 200 with {len(texts)} item(s)"
 
+    def round_trip(self) -> str:
+        user, tokens = self.user("round-trip"), {animal: fresh_word() for animal in _ANIMALS}
+        told = [
+            f"The {animal} of the round-trip check is called {t}." for animal, t in tokens.items()
+        ]
+        for number, (start, end) in enumerate(((0, 1), (1, 4), (4, 8))):  # Adds of 1, 3, 4
+            request = self.add_request(user, *told[start:end], chunk=number)
+            reply = self.post(self.endpoints.add, request)
+            if reply.status != 200:
+                raise FailedCheck(
+                    f"the Add of messages {start + 1}-{end} answered HTTP {reply.status}: "
+                    f"{self.text(reply)}"
+                )
+        lost = [
+            animal
+            for animal, token in tokens.items()
+            if not any(
+                token in text
+                for text in self.found(
+                    self.search(user, f"What is the {animal} of the round-trip check called?")
+                )
+            )
+        ]
+        if lost:
+            raise FailedCheck(
+                f"{len(lost)} of {len(tokens)} messages told in three Adds (of 1, 3 and 4 "
+                f"messages) never came back when asked for by their own words: the {', '.join(lost)}"
+            )
+        return f"each of {len(tokens)} messages told in three Adds came back when asked for"
+
+    def quiet_breaches(self) -> str:
+        user = self.user("breaches")
+        self.added(user, "The breaches check stores that the tide turns at dusk.", "And at dawn.")
+        self.found(self.search(user, "When does the tide turn?"))
+        if self.breaches:
+            named = ", ".join(f"{n} × {name}" for name, n in sorted(self.breaches.items()))
+            raise FailedCheck(
+                f"{named} in {self.answers} Search answer(s); a run counts each as a breach "
+                "(a score left out, the rest kept as sent)"
+            )
+        if not self.items:
+            raise FailedCheck(
+                f"none of {self.answers} Search answers held an item, so none could be judged"
+            )
+        return (
+            f"{self.items} items in {self.answers} Search answers, none with a breach a run "
+            "would count"
+        )
+
     def content_parts(self) -> str:
         user = self.user("parts")
         parts = [
@@ -326,9 +309,19 @@ _CHECKS: tuple[tuple[str, Callable[[_Checker], str], str], ...] = (
     ),
     ("options-accepted", _Checker.options, "a Search carrying multiple-choice options is answered"),
     (
+        "round-trip",
+        _Checker.round_trip,
+        "every message of several Adds comes back to a Search for it",
+    ),
+    (
         "content-parts",
         _Checker.content_parts,
         "Add and Search take text and image_url content parts",
+    ),
+    (
+        "quiet-breaches",
+        _Checker.quiet_breaches,
+        "no Search answer has a score that is no finite number, a repeated id or empty content",
     ),
 )
 
@@ -355,15 +348,3 @@ def check(
 
 NAME_WIDTH = max(len(name) for name, _, _ in _CHECKS)
 """The width of the name column, known before any check runs, for printing as they end."""
-
-
-def _token() -> str:
-    return f"zq{secrets.token_hex(5)}"
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return orjson.dumps(content).decode()

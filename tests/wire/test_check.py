@@ -127,6 +127,8 @@ def test_an_endpoint_that_stores_nothing_passes_no_check_that_needs_something_st
         "top-k",
         "user-isolation",
         "idempotent-request-id",
+        "round-trip",
+        "quiet-breaches",
     ]
 
 
@@ -136,7 +138,7 @@ def test_a_failed_check_prints_the_requirement_and_the_evidence() -> None:
     printed = layout(outcomes)
     assert "FAIL  top-k" in printed
     assert "Search never returns more than top_k items: top_k=2 and 3 items came back" in printed
-    assert printed.endswith("10 checks: 9 passed, 1 failed")
+    assert printed.endswith("12 checks: 11 passed, 1 failed")
 
 
 def test_an_unreachable_endpoint_fails_every_check_with_the_transport_error() -> None:
@@ -167,7 +169,7 @@ def test_a_malformed_request_answered_200_is_a_warning_not_a_failure() -> None:
     malformed = outcomes["malformed-4xx"]
     assert malformed.passed and malformed.warning
     assert "Add with empty content: 200" in malformed.evidence
-    assert layout(list(outcomes.values())).endswith("10 passed (1 with a warning), 0 failed")
+    assert layout(list(outcomes.values())).endswith("12 passed (1 with a warning), 0 failed")
 
 
 def test_malformed_requests_refused_for_credentials_alone_do_not_pass() -> None:
@@ -219,7 +221,7 @@ def test_a_trickling_endpoint_is_reported_within_twice_the_deadline_and_the_rest
 def test_checks_not_run_are_counted_apart_from_failures() -> None:
     outcomes = check(AmlEndpoints.of("http://127.0.0.1:9"), timeout=2)
     assert [o.ran for o in outcomes] == [True] + [False] * (len(outcomes) - 1)
-    assert tally(outcomes) == f"{len(outcomes)} checks: 0 passed, 1 failed, 9 not run"
+    assert tally(outcomes) == f"{len(outcomes)} checks: 0 passed, 1 failed, 11 not run"
     assert layout(outcomes).splitlines()[1].startswith("skip  add-echo")
 
 

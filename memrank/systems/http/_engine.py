@@ -38,6 +38,7 @@ from memrank.systems.http._client import (
     redirect_note,
     timings_since,
 )
+from memrank.wire.answers import within_values
 
 __all__ = [
     "DOC_ID_KEY",
@@ -352,6 +353,7 @@ class EngineMemory(Memory):
             )
         if not reply.content.strip():
             return None
+        within_values(reply.content, lambda why: ContractError(f"{what}: {method} {url} {why}"))
         try:
             return orjson.loads(reply.content)
         except orjson.JSONDecodeError:
