@@ -24,7 +24,7 @@ from memrank.integrity.canaries import is_canary
 from memrank.integrity.guard import EndpointGuard
 from memrank.integrity.names import WireNames
 from memrank.integrity.verdict import judge, verdict_value
-from memrank.measure import Measure, binary_names
+from memrank.measure import Measure, Value, binary_names
 from memrank.measures.kinds import declared_binary
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
@@ -102,7 +102,7 @@ def run(
                 integrity = judge(
                     guard.secret, evaluation.headline, traces, values, canaries, canary_values
                 )
-                values += (verdict_value(integrity),)
+                values = _before_the_clock(values, verdict_value(integrity))
         return Result(
             system=_record_of(system, touched=True),
             evaluation=evaluation_record,
@@ -116,6 +116,20 @@ def run(
         )
     finally:
         gc.unfreeze()
+
+
+def _before_the_clock(values: tuple[Value, ...], verdict: Value) -> tuple[Value, ...]:
+    """``values`` with ``verdict`` before the clock's run-scope values, which stay last: a
+    result file splits them off to its timings file and joining puts them back at the end."""
+    clock = next(
+        (
+            at
+            for at, v in enumerate(values)
+            if v.task_id is None and v.group is None and v.measure.split(".")[0] == "latency"
+        ),
+        len(values),
+    )
+    return (*values[:clock], verdict, *values[clock:])
 
 
 def _guard_of(system: System, secret: bytes | None) -> EndpointGuard | None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_seri
 from memrank._types import FROZEN, UTCDateTime
 from memrank.budget import TraceCut
 from memrank.evaluation import Task
-from memrank.system import Recall
+from memrank.system import Document, Recall
 
 __all__ = ["Answered", "Answering", "Declared", "Failure", "Given", "Step", "Trace"]
 
@@ -150,6 +150,20 @@ class Trace(BaseModel):
     @property
     def task_id(self) -> str:
         return self.task.id
+
+    @property
+    def credited(self) -> tuple[Document, ...]:
+        """The recalled documents a measure may credit, in rank order: each foreign one (never
+        told to this task's unit) stands replaced by an empty document that holds and names
+        nothing, so it keeps its rank and earns nothing."""
+        documents = self.recalled.documents if self.recalled is not None else ()
+        if not self.foreign:
+            return documents
+        foreign = set(self.foreign)
+        return tuple(
+            Document(id=f"foreign:{rank}", content="") if rank in foreign else document
+            for rank, document in enumerate(documents, start=1)
+        )
 
     @property
     def ok(self) -> bool:

@@ -135,6 +135,26 @@ _KINDS: tuple[Callable[[random.Random, str], _Fact], ...] = (
 )
 
 
+def _options(
+    rng: random.Random,
+    fact: _Fact,
+    kind: Callable[[random.Random, str], _Fact],
+    offered: tuple[str, ...] | None,
+) -> tuple[str, ...] | None:
+    """Choices for a canary asked where the benchmark's questions offer them (as many as its
+    neighbour offers): its answer among answers of other facts of its kind, in a drawn order."""
+    if not offered:
+        return None
+    choices = {fact.answer}
+    for _ in range(8 * len(offered)):  # a kind has few answers: draw until enough differ
+        if len(choices) == len(offered):
+            break
+        choices.add(kind(rng, "").answer)
+    ordered = sorted(choices)
+    rng.shuffle(ordered)
+    return tuple(ordered)
+
+
 def is_canary(task: Task) -> bool:
     return bool(task.metadata.get(CANARY_CATEGORY))
 
@@ -163,27 +183,30 @@ def plant(unit: Unit, secret: bytes, count: int) -> Unit:
     turns = _Turns(unit)
     tasks = list(unit.tasks)
     for number in range(count):
-        speaker = rng.choice(turns.speakers) if turns.speakers else "the user"
-        fact = _KINDS[number % len(_KINDS)](rng, speaker)
+        speaker = rng.choice(turns.speakers) if turns.speakers else turns.owner
+        kind = _KINDS[number % len(_KINDS)]
+        fact = kind(rng, speaker)
         first = rng.randrange(len(turns.sessions))
         evidence = []
         for index, (later, text) in enumerate(fact.turns):
             at = min(first + later * rng.randint(1, 3), len(turns.sessions) - 1)
             session = turns.sessions[at]
-            doc_id = f"{unit.name}:canary-{number}:{index}"
-            turns.add(rng, session, doc_id, speaker, text)
+            doc_id = turns.add(rng, session, f"{unit.name}:canary-{number}:{index}", speaker, text)
             evidence.append(EvidenceTurn(id=doc_id, session=session.name or unit.name, text=text))
         for index, text in enumerate(fact.distractors):
             said_by = rng.choice(turns.speakers) if turns.speakers else ""
             doc_id = f"{unit.name}:canary-{number}:look-alike-{index}"
             turns.add(rng, rng.choice(turns.sessions), doc_id, said_by, text)
-        position = rng.randint(0, len(tasks))
-        neighbour = tasks[min(position, len(tasks) - 1)]
+        # never a unit's first question: that trace carries the unit's setup (its ingest
+        # timings, and an engine's ingest usage), which belong to the benchmark
+        position = rng.randint(1, len(tasks))
+        neighbour = tasks[position - 1]
         tasks.insert(
             position,
             Task(
                 id=f"{unit.name}:canary-{number}",
                 prompt=fact.question,
+                options=_options(rng, fact, kind, neighbour.options),
                 group=neighbour.group,
                 category=CANARY_CATEGORY,
                 asked_at=neighbour.asked_at,
@@ -208,18 +231,28 @@ class _Turns:
         self.speakers = sorted(
             {str(d.metadata["speaker"]) for d in unit.documents if "speaker" in d.metadata}
         )
+        # without speakers, questions name whom the documents are kept for, as the
+        # benchmark's own questions do ("What is Alex's job?")
+        owners = sorted({d.user_id.capitalize() for d in unit.documents if d.user_id})
+        self.owner = owners[0] if len(owners) == 1 else "the user"
         self.prefixed = bool(self.speakers) and all(
             str(d.content).startswith(f"{d.metadata.get('speaker')}: ")
             for d in unit.documents[:50]
             if isinstance(d.content, str)
         )
-        self._planted: list[tuple[int, Document]] = []
+        self._planted: list[tuple[int, int, Document]] = []
+        self._texts: dict[str, str] = {}
 
     def add(
         self, rng: random.Random, session: _Session, doc_id: str, speaker: str, text: str
-    ) -> None:
+    ) -> str:
         """Plant ``text`` said by ``speaker`` at a random place in ``session``, at the time of
-        the turn it follows (or, first in its session, of the one after it)."""
+        the turn it follows (or, first in its session, of the one after it); returns the id of
+        the document that says it. A text already planted in this unit is not planted again (a
+        turn repeated word for word would mark itself): the first one's id is returned."""
+        if text in self._texts:
+            return self._texts[text]
+        self._texts[text] = doc_id
         where = rng.randint(session.start, session.end)
         host = self.original[max(where - 1, session.start)] if self.original else None
         metadata: dict[str, str] = {}
@@ -233,17 +266,21 @@ class _Turns:
             timestamp=host.timestamp if host else None,
             metadata=metadata,
         )
-        self._planted.append((where, document))
+        self._planted.append((where, session.start, document))
+        return doc_id
 
     def documents(self) -> tuple[Document, ...]:
         """The unit's documents with the planted turns before the index each was placed at,
-        those placed at one index in the order they were planted."""
-        at: dict[int, list[Document]] = {}
-        for where, document in self._planted:
-            at.setdefault(where, []).append(document)
+        those placed at one index by session, then in the order they were planted."""
+        at: dict[int, list[tuple[int, Document]]] = {}
+        for where, session_start, document in self._planted:
+            at.setdefault(where, []).append((session_start, document))
         merged: list[Document] = []
         for index in range(len(self.original) + 1):
-            merged.extend(at.get(index, ()))
+            # the end of one session and the start of the next share an index: the earlier
+            # session's turns go first (a stable sort keeps each session's planting order)
+            placed = sorted(at.get(index, ()), key=lambda planted: planted[0])
+            merged.extend(document for _, document in placed)
             if index < len(self.original):
                 merged.append(self.original[index])
         return tuple(merged)

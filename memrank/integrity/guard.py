@@ -5,7 +5,8 @@ is made opaque (``names``): the unit (the user id or namespace a client builds f
 run and evaluation labels a client may add, each document's id, and its session; a document
 keeps its content, its time and a ``role`` if it has one, and nothing else of its metadata
 (the speaker is in the content where the material puts it there). On the way back, the ids and
-sessions a client attributed are mapped back to the real ones, and every recalled document is
+sessions a client attributed are mapped back to the real ones (an id the run never sent claims
+nothing, and the service's own id is marked ``endpoint:``), and every recalled document is
 checked against what its unit was told (``told``).
 """
 
@@ -19,10 +20,13 @@ from memrank.integrity.names import WireNames
 from memrank.integrity.told import ToldIndex
 from memrank.system import Document, Recall
 
-__all__ = ["EndpointGuard"]
+__all__ = ["ENDPOINT_ID", "EndpointGuard"]
 
 _KEPT_METADATA = ("role",)
 _MAPPED_METADATA = ("doc_id", "session_id")
+ENDPOINT_ID = "endpoint:"
+"""What a recalled document's own id is prefixed with when it is the service's, not a name
+this run sent."""
 
 
 class EndpointGuard:
@@ -75,16 +79,27 @@ class EndpointGuard:
         return recall.model_copy(update={"documents": documents})
 
     def _mapped(self, document: Document) -> Document:
+        """One recalled document as the run reads it: every opaque name this run sent mapped
+        back; an id or session it never sent claims nothing (a service cannot name a real id
+        it was never given), and the service's own id is kept as ``endpoint:<id>`` so it can
+        never pass for one of the evaluation's ids."""
         real = self.names.real_of
         metadata = dict(document.metadata or {})
         for key in _MAPPED_METADATA:
-            value = metadata.get(key)
-            if isinstance(value, str) and real(value) is not None:
-                metadata[key] = real(value)
-        if isinstance(metadata.get("doc_ids"), list | tuple):
-            metadata["doc_ids"] = [real(str(i)) or i for i in metadata["doc_ids"]]
+            if key in metadata:
+                known = real(str(metadata[key]))
+                if known is None:
+                    del metadata[key]
+                else:
+                    metadata[key] = known
+        if "doc_ids" in metadata:
+            claimed = metadata.pop("doc_ids")
+            known_ids = [real(str(i)) for i in claimed] if isinstance(claimed, list | tuple) else []
+            if any(i is not None for i in known_ids):
+                metadata["doc_ids"] = [i for i in known_ids if i is not None]
+        own = real(document.id)
         return document.model_copy(
-            update={"id": real(document.id) or document.id, "metadata": metadata}
+            update={"id": own or f"{ENDPOINT_ID}{document.id}", "metadata": metadata}
         )
 
     def told(self, unit: Unit) -> ToldIndex:

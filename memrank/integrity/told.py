@@ -5,12 +5,14 @@ isolation unit: by id (its own id, ``metadata["doc_id"]`` or one of ``metadata["
 after the run maps opaque wire ids back), or by content, compared normalised as the evidence
 measures compare it (``memrank.measures.evidence.normalised``): its text is a run of whole
 words of the unit's told texts laid end to end in the order they were told (a piece of one, or
-adjacent ones merged), or it holds one told text whole (a prefix or suffix added). Anything
-else is *foreign*: it earns no credit, and the run counts it.
+adjacent ones merged), or it holds one told text whole, or what one turn said without the
+label its content opens with (``"Caroline: "``: up to 40 characters before a colon and a space) (a prefix or suffix added, the speaker given another
+way). Anything else is *foreign*: it earns no credit, and the run counts it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from memrank.measures.evidence import normalised
@@ -19,12 +21,21 @@ from memrank.system import Content, Document, text_of
 
 __all__ = ["ToldIndex"]
 
+_LABEL = re.compile(r"[^:\n]{1,40}: ")
 _KEY_WORDS = 3
 """Told texts are looked up by their first (up to) three words."""
 
 
 def _exact(content: Content) -> str | tuple[str, ...]:
     return content if isinstance(content, str) else tuple(p.model_dump_json() for p in content)
+
+
+def _said(document: Document) -> str:
+    """The normalised text after the label the content opens with (``"Caroline: "``: up to 40
+    characters before a colon and a space); empty without one."""
+    content = document.content
+    label = _LABEL.match(content) if isinstance(content, str) else None
+    return normalised(content[label.end() :]) if label else ""
 
 
 class ToldIndex:
@@ -34,9 +45,12 @@ class ToldIndex:
         self._ids = {document.id for document in documents}
         self._exact = {_exact(document.content) for document in documents}
         texts = [normalised(text_of(document.content)) for document in documents]
+        # what a turn said, without the "<speaker>: " its content opens with: a service may
+        # give the speaker its own way ("Caroline said: ...") and still return what was told
+        said = [_said(document) for document in documents]
         self._joined = " " + " ".join(text for text in texts if text) + " "
         self._by_start: dict[tuple[str, ...], list[str]] = {}
-        for text in texts:
+        for text in (*texts, *said):
             if text:
                 self._by_start.setdefault(tuple(text.split()[:_KEY_WORDS]), []).append(text)
 

@@ -55,5 +55,5 @@ class DemoScore(Measure):
             return None
         if trace.recalled is None:
             return 0.0
-        got = {recalled_doc_id(d) for d in trace.recalled.documents}
+        got = {recalled_doc_id(d) for d in trace.credited}
         return float(set(expected.evidence_doc_ids) <= got)

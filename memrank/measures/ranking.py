@@ -57,7 +57,7 @@ class SessionRanking(Measure):
                     trace, None, "no evidence session is known, so the ranking cannot be scored"
                 )
                 continue
-            documents = trace.recalled.documents if trace.recalled else ()
+            documents = trace.credited
             wanted = {turn.session for turn in turns}
             ranked: list[str] = []
             for position, (document, rank) in enumerate(

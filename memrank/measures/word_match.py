@@ -42,7 +42,7 @@ class WordMatch(Measure):
             return self._value(
                 trace, None, "the task names no required spans; word-match cannot decide"
             )
-        documents = trace.recalled.documents if trace.recalled else ()
+        documents = trace.credited
         matched = []
         for span in expected.required_spans:
             where = next((d for d in documents if span.lower() in d.text.lower()), None)

@@ -28,7 +28,7 @@ from memrank.artifacts import (
     write_root,
 )
 from memrank.cli import main
-from memrank.errors import IntegritySuspect, SubjectDigestMismatch, SuspectRun
+from memrank.errors import IntegritySuspect, SuspectRun
 from memrank.evaluation import Evaluation
 from memrank.integrity.record import VERDICT
 from memrank.provenance import Evidence
@@ -216,13 +216,6 @@ def test_the_verifier_refuses_a_suspect_run_signed_anyway(cheater: Ran, tmp_path
         verify(attested.envelope, load_trust(signing.artifacts / "root.json"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=SubjectDigestMismatch,
-    reason="the integrity-suspect value comes after the latency values in a result, and join "
-    "puts the timings file's values back last, so the signed summary's order differs from the "
-    "result file's: every endpoint run attest signs is refused (SubjectDigestMismatch)",
-)
 def test_a_clean_endpoint_run_signed_verifies(demo: Evaluation, tmp_path: Path) -> None:
     honest = as_installed(over_aml(BM25Adapter, demo))
     assert honest.integrity is not None and honest.integrity.verdict == "clean"

@@ -14,6 +14,7 @@ import pytest
 
 from memrank import Memory
 from memrank.evaluation import Evaluation
+from memrank.integrity.guard import ENDPOINT_ID
 from memrank.integrity.record import VERDICT
 from memrank.result import Result
 from memrank.systems import WordOverlap
@@ -150,7 +151,8 @@ def test_fragments_of_the_gold_turns_earn_only_their_share_and_no_more_than_hone
     fragments = [
         t
         for t in result.traces
-        if t.recalled and any(d.id.startswith("fragment-") for d in t.recalled.documents)
+        if t.recalled
+        and any(d.id.startswith(f"{ENDPOINT_ID}fragment-") for d in t.recalled.documents)
     ]
     assert len(fragments) > 100  # the questions it looked up, six words a turn
     looked_up = {t.task.id for t in fragments}
@@ -179,12 +181,6 @@ def test_the_stealth_oracle_is_caught_in_nine_runs_of_ten(
     assert verdicts.count("suspect") >= 9, verdicts
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="every canary failed, so no canary value is decided and no test is run: the run ends "
-    "clean with the benchmark looked up, and the canary failures are in no failure-rate",
-)
 def test_a_server_that_fails_every_question_it_cannot_look_up_ends_suspect(
     public: PublicLocomo, smoke: Evaluation
 ) -> None:
@@ -194,12 +190,6 @@ def test_a_server_that_fails_every_question_it_cannot_look_up_ends_suspect(
     assert result.integrity.verdict == "suspect"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="word-match reads every recalled document, foreign ones too: a server that stores "
-    "nothing and returns each public question's answer as a memory scores word-match 1.0",
-)
 def test_answers_returned_as_memories_are_foreign_and_earn_nothing(
     public: PublicLocomo, smoke: Evaluation
 ) -> None:

@@ -55,13 +55,6 @@ def test_what_was_never_told_is_foreign(told: ToldIndex, content: str) -> None:
     assert not told.told(Document(id="m1", content=content))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a told turn whose speaker prefix is a word longer ('Caroline said: ...', one of the "
-    "reformattings issue 48 keeps credit for) is foreign when its id is the server's own, as "
-    "every Add/Search server's is: an honest bm25 served so scores 0 on locomo:smoke",
-)
 def test_a_speaker_prefix_a_word_longer_is_told(told: ToldIndex) -> None:
     assert told.told(
         Document(id="m1", content="Caroline said: It was so powerful, the stories were inspiring.")

@@ -150,13 +150,6 @@ def test_a_run_without_canaries_has_no_test_and_no_suspicion() -> None:
     assert "no canary test" in verdict_value(record).why
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="when every canary fails, no canary value is decided, so judge finds no measure to "
-    "read, runs no test and says clean: a server that fails every question it cannot look up "
-    "(HTTP 500) dodges the canaries, and the failures are not in the run's failure-rate either",
-)
 def test_a_run_that_fails_every_canary_is_suspect() -> None:
     broken = Failure(step=Step.RETRIEVE, message="HTTP 500", type="EndpointError")
     units = [f"u{n}" for n in range(8)]

@@ -47,15 +47,6 @@ def _means(result: Result, stem: str) -> dict[str, float | None]:
     return {v.measure: v.value for v in result.values if v.measure.startswith(stem)}
 
 
-REPEATED_CANARY_TURNS = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="canary turns repeat word for word within a unit (two 'A vintage scooter is so "
-    "expensive ...' on this conversation with this secret): over the wire such a text cannot be "
-    "told back to one document, so it names no session, and a task's session recall moves",
-)
-
-
 @pytest.fixture(scope="module")
 def conversation(shared_data: Path) -> Evaluation:
     """LoCoMo's first conversation, whole, with its first 60 questions (kept fast)."""
@@ -71,9 +62,7 @@ def bm25_runs(conversation: Evaluation) -> tuple[Result, Result]:
     )
 
 
-@pytest.mark.parametrize(
-    "stem", ["evidence-recall@", pytest.param("session-recall@", marks=REPEATED_CANARY_TURNS)]
-)
+@pytest.mark.parametrize("stem", ["evidence-recall@", "session-recall@"])
 def test_bm25_gives_equal_recall_in_process_and_over_the_wire(
     stem: str, bm25_runs: tuple[Result, Result]
 ) -> None:
@@ -91,7 +80,6 @@ def test_a_reformatting_peer_keeps_its_demo_score() -> None:
     )
 
 
-@REPEATED_CANARY_TURNS
 def test_a_reformatting_peer_keeps_its_session_recall(conversation: Evaluation) -> None:
     expected = _means(_in_process(WordOverlap(), conversation), "session-recall@")
     assert _means(_over_the_wire(_Reformatting, conversation), "session-recall@") == expected
