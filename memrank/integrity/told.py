@@ -34,7 +34,9 @@ def _said(document: Document) -> str:
     """The normalised text after the label the content opens with (``"Caroline: "``: up to 40
     characters before a colon and a space); empty without one."""
     content = document.content
-    label = _LABEL.match(content) if isinstance(content, str) else None
+    if not isinstance(content, str):
+        return ""
+    label = _LABEL.match(content)
     return normalised(content[label.end() :]) if label else ""
 
 
