@@ -1,8 +1,8 @@
 """The worst case a run states at its start is what happens: an endpoint whose Search stops
 answering is declared down after one deadline when three or more units run at once, a
-budget and a deadline when two do, and four budgets and a deadline when one does (docs/wire.md
-gives these at the defaults; here they are timed at short settings, the breaker's span cut to
-match)."""
+budget and a deadline when two do, and four budgets and a deadline when one does; one that
+answers only errors, after four calls' retries when one unit runs (docs/wire.md gives these at
+the defaults; here they are timed at short settings, the breaker's span cut to match)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,13 @@ import pytest
 
 import memrank
 from memrank import Document, Evaluation, Task
+from memrank.systems import WordOverlap
 from memrank.systems.http import AmlMemory, _client
 from memrank.systems.http._breaker import Breaker
+from memrank.wire._service import ContractService
+from tests.loopback import Canned
+from tests.systems.http.outage import Outage
+from tests.systems.http.test_aml_bounds import UNAVAILABLE
 from tests.systems.http.test_aml_silence import HungSearch
 
 DEADLINE, BUDGET = 0.5, 1.5
@@ -66,3 +71,20 @@ def test_a_search_that_stops_answering_is_declared_down_when_the_run_says(
     }
     assert stated.get(units, f"about {DEADLINE:g} s when three or more") in said
     assert time.monotonic() - started < declared_down + 2 * BUDGET + 2
+
+
+def test_an_endpoint_answering_only_errors_is_declared_down_after_four_calls_of_one_unit() -> None:
+    # each call waits 0.05 + 0.1 + 0.2 s between its four attempts; the fifth call's first
+    # failure is the evidence (at the defaults: 4 x 35.5 s, about 142 s)
+    waits = 0.05 + 0.1 + 0.2
+    with Outage(ContractService(WordOverlap), search=Canned(503, UNAVAILABLE)) as server:
+        memory = AmlMemory(server.url, attempts=4, backoff=0.05)
+        result = memrank.run(memory, _units(1), concurrency=1)
+        memory.close()
+    planted = result.integrity.traces if result.integrity is not None else ()
+    traces = sorted((*result.traces, *planted), key=lambda trace: trace.started)
+    first_stopped = next(t for t in traces if "not sent" in t.error.message)  # type: ignore[union-attr]
+    took = (first_stopped.finished - traces[0].started).total_seconds()
+    print(f"one unit, only errors: declared down after {took:.2f} s (the rule: {4 * waits:g} s)")
+    assert 4 * waits <= took < 4 * waits + 1
+    assert "5 calls in a row failed" in first_stopped.error.message  # type: ignore[union-attr]
