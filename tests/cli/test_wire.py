@@ -106,7 +106,7 @@ def test_check_passes_a_conformant_endpoint_and_prints_json() -> None:
     assert printed.exit_code == 0 and "12 checks: 12 passed, 0 failed" in printed.output
     assert as_json.exit_code == 0
     outcomes = json.loads(as_json.output)
-    assert len(outcomes) == 10 and all(o["passed"] for o in outcomes)
+    assert len(outcomes) == 12 and all(o["passed"] for o in outcomes)
     assert set(outcomes[0]) == {"name", "requirement", "passed", "evidence", "warning", "ran"}
 
 
