@@ -146,47 +146,56 @@ def read_search(content: bytes, top_k: int, refuse: Refuse) -> SearchAnswer:
 def breaches_in(items: Sequence[ReadItem | Any]) -> dict[str, int]:
     """The breaches of one answer's items, by name: each score that is not a finite number,
     each id that repeats one before it, each item with neither text nor an image. Items are
-    read models, or the JSON objects a lenient reader holds."""
+    read models, or the JSON values a lenient reader holds."""
     found: Counter[str] = Counter()
     seen: set[Any] = set()
     for item in items:
-        identity, content, score = (
-            (item.id, item.content, item.score)
-            if isinstance(item, ReadItem)
-            else (item.get("id"), item.get("content"), item.get("score"))
-            if isinstance(item, dict)
-            else (None, item, None)
-        )
+        identity, content, score = _fields(item)
         if score is not None and _finite(score) is None:
-            non_finite = isinstance(score, float)  # a float that _finite refused: NaN or infinite
-            found[NON_FINITE_SCORE if non_finite else NON_NUMERIC_SCORE] += 1
+            number = isinstance(score, int | float) and not isinstance(score, bool)
+            found[NON_FINITE_SCORE if number else NON_NUMERIC_SCORE] += 1
         if identity is not None and identity in seen:
             found[DUPLICATE_ID] += 1
         seen.add(identity)
-        if _empty(content):
+        if not any(_shows(part) for part in _parts(content)):
             found[EMPTY_CONTENT] += 1
     return dict(found)
 
 
+def _fields(item: Any) -> tuple[Any, Any, Any]:
+    """An item's id, content and score; a bare value read leniently is content alone."""
+    if isinstance(item, ReadItem):
+        return item.id, item.content, item.score
+    if isinstance(item, dict):
+        return item.get("id"), item.get("content"), item.get("score")
+    return None, item, None
+
+
 def _finite(score: Any) -> float | None:
     """The score as a float when it is a finite number, else None."""
-    number = isinstance(score, int | float) and not isinstance(score, bool)
-    return float(score) if number and math.isfinite(score) else None
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return None
+    try:
+        number = float(score)
+    except OverflowError:  # an integer beyond any float
+        return None
+    return number if math.isfinite(number) else None
 
 
-def _empty(content: Any) -> bool:
-    """Whether content holds neither text nor an image: absent, ``""``, ``[]``, or parts
-    without either (as models, or as the JSON objects a lenient reader holds)."""
-    if not isinstance(content, list | tuple):
-        return not content
-    return not any(
-        isinstance(part, ImagePart)
-        or isinstance(part, TextPart)
-        and part.text
-        or isinstance(part, dict)
-        and (part.get("type") == "image_url" or part.get("text"))
-        for part in content
-    )
+def _parts(content: Any) -> list[Any]:
+    """Content as parts: a string (or anything not a list) is one."""
+    return list(content) if isinstance(content, list | tuple) else [content]
+
+
+def _shows(part: Any) -> bool:
+    """Whether a part holds text or an image (as a model, or as JSON read leniently)."""
+    if isinstance(part, ImagePart):
+        return True
+    if isinstance(part, TextPart):
+        return bool(part.text)
+    if isinstance(part, dict):
+        return part.get("type") == "image_url" or bool(part.get("text"))
+    return isinstance(part, str) and bool(part)
 
 
 def within_values(content: bytes, refuse: Refuse) -> None:

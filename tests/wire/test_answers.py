@@ -142,3 +142,12 @@ def test_an_add_answer_is_read_within_the_limits() -> None:
     flooded = orjson.dumps({**echo, "junk": list(range(MAX_VALUES))})
     with pytest.raises(ContractError, match="JSON values"):
         read_add(flooded, ContractError)
+
+
+def test_a_number_beyond_any_float_is_a_non_finite_score_not_a_crash() -> None:
+    huge = b"1" + b"0" * 400
+    answer = b'{"data": [{"id": "a", "content": "x", "score": ' + huge + b"}, "
+    answer += b'{"id": "b", "content": "y", "score": 1e999}]}'
+    read = read_search(answer, 2, ContractError)
+    assert read.breaches == {"non-finite score": 2}
+    assert [item.score for item in read.items] == [None, None]
