@@ -74,15 +74,22 @@ def bounded_interval(
 
 def _wilson_corrected(share: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Wilson's score interval with continuity correction for a proportion ``share`` of ``n``
-    (Newcombe 1998, method 4), for a real-valued n; each end at the range's end where the share
-    is at it."""
+    (Newcombe 1998, method 4), for a real-valued n: the proportions pi with |share - pi| -
+    1/(2n) <= z sqrt(pi (1 - pi) / n).
+
+    Each end is Newcombe's closed form, the root of that equation squared, except where the
+    share is within 1/(2n) of the range's end: every proportion on that side then qualifies,
+    so the end is the range's. (With a whole count that happens only for 0 of n or n of n,
+    where Newcombe sets the end; with a real-valued n and share the root there is one the
+    squaring brought in, and a smaller n would have given a narrower interval.)"""
     z2 = _Z * _Z
+    correction = 0.5 / n
     centre = 2.0 * n * share + z2
     denominator = 2.0 * (n + z2)
     below = z2 - 2.0 - 1.0 / n + 4.0 * share * (n * (1.0 - share) + 1.0)
     above = z2 + 2.0 - 1.0 / n + 4.0 * share * (n * (1.0 - share) - 1.0)
     lower = (centre - 1.0 - _Z * np.sqrt(np.maximum(below, 0.0))) / denominator
     upper = (centre + 1.0 + _Z * np.sqrt(np.maximum(above, 0.0))) / denominator
-    lower = np.where(share <= 0.0, 0.0, np.clip(lower, 0.0, share))
-    upper = np.where(share >= 1.0, 1.0, np.clip(upper, share, 1.0))
+    lower = np.where(share <= correction, 0.0, np.clip(lower, 0.0, share))
+    upper = np.where(share >= 1.0 - correction, 1.0, np.clip(upper, share, 1.0))
     return lower, upper

@@ -12,11 +12,14 @@ from tests.stats.coverage import LOCOMO_SIZES, coverage_grid
 REPLICATIONS = 4_000
 
 
-def test_the_bounded_interval_covers_at_least_945_in_every_cell_where_cr2_did_not() -> None:
+def test_the_bounded_interval_covers_945_to_975_in_every_cell_where_cr2_did_not() -> None:
+    # Wider than it needs is a fault too: with correlated clusters it covers at most 0.975
+    # (0.962 at most when drawn); without, where the cap at the tasks there are makes it
+    # conservative, at most 0.999 (0.998).
     cells = coverage_grid(REPLICATIONS)
     for cell in cells:
         assert cell.inside, cell
-        assert cell.bounded >= 0.945, cell
+        assert 0.945 <= cell.bounded <= (0.975 if cell.icc else 0.999), cell
     for binary in (True, False):
         assert min(c.symmetric for c in cells if c.binary is binary) < 0.945
 
