@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrank.stats import RankRange, pairwise_p_values, tie_aware_ranks, wins
+from memrank.stats import LEVEL, RankRange, pairwise_p_values, tie_aware_ranks, wins
 
 
 def test_ranks_count_the_rows_significantly_better_and_worse() -> None:
@@ -54,3 +54,16 @@ def test_nan_separates_nothing() -> None:
     assert [r.label for r in tie_aware_ranks([1.0, 0.0], p)] == ["1-2", "1-2"]
     assert wins([1.0, 0.0], p).tolist() == [0, 0]
     assert tie_aware_ranks([], np.zeros((0, 0))) == []
+
+
+def test_a_pair_is_separated_strictly_below_the_level_and_tied_at_or_above_it() -> None:
+    # Row 0 leads; each other row's p against it sits just below, at, or just above 0.05
+    # (0.052: a board at 0.055 would separate it).
+    assert LEVEL == 0.05
+    p = np.full((5, 5), np.nan)
+    for row, against_first in enumerate((0.0499, 0.05, 0.0501, 0.052), start=1):
+        p[0, row] = p[row, 0] = against_first
+    means = [0.9, 0.1, 0.2, 0.3, 0.4]
+    ranks = tie_aware_ranks(means, p)
+    assert [r.label for r in ranks] == ["1-4", "2-5", "1-5", "1-5", "1-5"]
+    assert wins(means, p).tolist() == [1, 0, 0, 0, 0]
