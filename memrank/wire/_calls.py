@@ -11,9 +11,10 @@ from typing import Any
 import orjson
 
 from memrank.errors import ContractError
+from memrank.integrity.names import WireNames
 from memrank.systems.http._checklist import FailedCheck, Warned
-from memrank.systems.http._client import NO_RETRY, HttpClient, Reply
-from memrank.systems.http.aml import AmlEndpoints
+from memrank.systems.http._client import NO_RETRY, Auth, HttpClient, Reply
+from memrank.systems.http.aml import AmlEndpoints, namespace_of
 from memrank.wire.answers import breaches_in, read_json
 
 __all__ = ["Calls", "fresh_word"]
@@ -23,10 +24,18 @@ class Calls:
     """An endpoint as the suite calls it: Adds and Searches under user_ids of the suite's
     run, every answer read within the limits a run reads it with."""
 
-    def __init__(self, endpoints: AmlEndpoints, client: HttpClient) -> None:
+    def __init__(
+        self, endpoints: AmlEndpoints, client: HttpClient, auth: Auth | None, timeout: float
+    ) -> None:
         self.endpoints = endpoints
         self.client = client
-        self.run = f"memrank-check:{secrets.token_hex(4)}"
+        self.auth, self.timeout = auth, timeout
+        # named as a run names its units (memrank.integrity.names), so that nothing tells the
+        # suite's calls from a benchmark run's
+        self.names = WireNames.fresh()
+        self.namespace = namespace_of(
+            self.names.of("run", "check"), self.names.of("evaluation", "check")
+        )
         self.breaches: Counter[str] = Counter()
         """The breaches of every Search answer read, by name."""
         self.answers = self.items = 0
@@ -50,7 +59,7 @@ class Calls:
                 for i, t in enumerate(texts)
             ],
             "user_id": user,
-            "session_id": f"{user}:session-0",
+            "session_id": f"{user}:session-{self.names.of('session', '0')}",
         }
 
     def added(self, user: str, *texts: Any) -> None:
@@ -103,7 +112,7 @@ class Calls:
         return self.client.excerpt(reply.content)[:300] or "(empty body)"
 
     def user(self, check: str) -> str:
-        return f"{self.run}:{check}"
+        return f"{self.namespace}:{self.names.of('unit', check)}"
 
 
 def fresh_word() -> str:

@@ -19,6 +19,7 @@ import orjson
 from pydantic import ValidationError
 
 from memrank.errors import ContractError
+from memrank.measures.evidence import evidence_of, first_ranks
 from memrank.systems.http._checklist import (
     CheckOutcome,
     FailedCheck,
@@ -29,7 +30,7 @@ from memrank.systems.http._checklist import (
     tally,
 )
 from memrank.systems.http._client import NO_RETRY, Auth, HttpClient
-from memrank.systems.http.aml import AmlEndpoints
+from memrank.systems.http.aml import AmlEndpoints, AmlMemory
 from memrank.wire._calls import Calls, fresh_word
 from memrank.wire.answers import read_search
 from memrank.wire.schema import AddRequest, AddResponse, echo_mismatches, problems_of
@@ -258,6 +259,48 @@ class _Checker(Calls):
             "would count"
         )
 
+    def integrity(self) -> str:
+        """The demo run as memrank runs an endpoint (memrank.integrity): opaque names, canaries
+        among its questions, each recalled document checked against what its user was told."""
+        import memrank
+
+        memory = AmlMemory(
+            add_url=self.endpoints.add,
+            search_url=self.endpoints.search,
+            health_url=self.endpoints.health,
+            auth=self.auth.scheme if self.auth else "none",
+            api_key=self.auth.secret if self.auth else "",
+            timeout=self.timeout,
+            attempts=1,
+        )
+        try:
+            result = memrank.run(memory, memrank.evaluation("demo"))
+        finally:
+            memory.close()
+        record = result.integrity
+        assert record is not None  # a memory over HTTP is always guarded
+        canaries = record.traces
+        failed = sum(not t.ok for t in (*result.traces, *canaries))
+        if failed:
+            first = next(t.error for t in (*result.traces, *canaries) if t.error is not None)
+            raise FailedCheck(f"{failed} of the run's calls failed, the first: {first.message}")
+        found = sum(any(first_ranks(evidence_of(t.task), t.credited)) for t in canaries)
+        foreign = record.foreign
+        if foreign.documents:
+            raise FailedCheck(
+                f"{foreign.documents} of {foreign.recalled} recalled items were never told to "
+                "the user_id searched: a run gives them no credit and counts them"
+            )
+        if not found:
+            raise FailedCheck(
+                f"none of {len(canaries)} canary facts came back to a question about it: a run "
+                "whose benchmark answers come back and whose canaries do not is suspect"
+            )
+        return (
+            f"{found} of {len(canaries)} canary facts came back to a question about it; all "
+            f"{foreign.recalled} recalled items were told to the user_id searched"
+        )
+
     def content_parts(self) -> str:
         user = self.user("parts")
         parts = [
@@ -319,6 +362,11 @@ _CHECKS: tuple[tuple[str, Callable[[_Checker], str], str], ...] = (
         "Add and Search take text and image_url content parts",
     ),
     (
+        "integrity",
+        _Checker.integrity,
+        "a small run as memrank runs an endpoint: canaries come back, nothing untold does",
+    ),
+    (
         "quiet-breaches",
         _Checker.quiet_breaches,
         "no Search answer has a score that is no finite number, a repeated id or empty content",
@@ -341,7 +389,7 @@ def check(
     # image_url content parts are part of the contract on the multimodal track only
     checks = [c for c in _CHECKS if track == "multimodal" or c[0] != "content-parts"]
     try:
-        return run_checks(_Checker(endpoints, client), checks, on_outcome)
+        return run_checks(_Checker(endpoints, client, auth, timeout), checks, on_outcome)
     finally:
         client.close()
 

@@ -103,10 +103,10 @@ def test_check_passes_a_conformant_endpoint_and_prints_json() -> None:
         as_json = CliRunner().invoke(
             main, ["check", f"{url}/add", "--search-url", f"{url}/search", "--json"]
         )
-    assert printed.exit_code == 0 and "12 checks: 12 passed, 0 failed" in printed.output
+    assert printed.exit_code == 0 and "13 checks: 13 passed, 0 failed" in printed.output
     assert as_json.exit_code == 0
     outcomes = json.loads(as_json.output)
-    assert len(outcomes) == 12 and all(o["passed"] for o in outcomes)
+    assert len(outcomes) == 13 and all(o["passed"] for o in outcomes)
     assert set(outcomes[0]) == {"name", "requirement", "passed", "evidence", "warning", "ran"}
 
 

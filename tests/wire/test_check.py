@@ -72,6 +72,16 @@ class OneStore(WordOverlap):
         pass
 
 
+class AddsAnAnswer(WordOverlap):
+    """Returns what it was told, and one line it was never told beside it (an answer dressed
+    as a memory)."""
+
+    def retrieve(self, query, k, user_id, query_timestamp=None):  # type: ignore[no-untyped-def]
+        found = super().retrieve(query, k, user_id, query_timestamp)
+        made_up = Document(id=f"made-up-{len(found.documents)}", content="The answer is Paris.")
+        return found.model_copy(update={"documents": (*found.documents[: k - 1], made_up)})
+
+
 class IndexesLater(WordOverlap):
     """Answers Add at once but indexes on a schedule: not searchable until later."""
 
@@ -104,20 +114,21 @@ shared = OneStore()
 
 
 @pytest.mark.parametrize(
-    "service,check_name",
+    "service,check_names",
     [
-        (OverReturns(WordOverlap), "top-k"),
-        (MisEchoes(WordOverlap), "add-echo"),
-        (ContractService(lambda: shared), "user-isolation"),
-        (CrashesOnBadInput(WordOverlap), "malformed-4xx"),
-        (BareList(WordOverlap), "search-shape"),
+        (OverReturns(WordOverlap), ["top-k"]),
+        # a run cannot go on past a broken Add or Search answer, so integrity fails with it
+        (MisEchoes(WordOverlap), ["add-echo", "integrity"]),
+        (ContractService(lambda: shared), ["user-isolation"]),
+        (CrashesOnBadInput(WordOverlap), ["malformed-4xx"]),
+        (BareList(WordOverlap), ["search-shape", "integrity"]),
     ],
     ids=["over-returns-top-k", "mis-echoes", "leaks", "500-on-bad-input", "bare-list"],
 )
 def test_each_single_violation_fails_exactly_its_check(
-    service: ContractService, check_name: str
+    service: ContractService, check_names: list[str]
 ) -> None:
-    assert _failed(service) == [check_name]
+    assert _failed(service) == check_names
 
 
 def test_an_endpoint_that_stores_nothing_passes_no_check_that_needs_something_stored() -> None:
@@ -128,8 +139,13 @@ def test_an_endpoint_that_stores_nothing_passes_no_check_that_needs_something_st
         "user-isolation",
         "idempotent-request-id",
         "round-trip",
+        "integrity",
         "quiet-breaches",
     ]
+
+
+def test_an_endpoint_that_returns_what_it_was_never_told_fails_integrity_alone() -> None:
+    assert _failed(ContractService(AddsAnAnswer)) == ["integrity"]
 
 
 def test_a_failed_check_prints_the_requirement_and_the_evidence() -> None:
@@ -138,7 +154,7 @@ def test_a_failed_check_prints_the_requirement_and_the_evidence() -> None:
     printed = layout(outcomes)
     assert "FAIL  top-k" in printed
     assert "Search never returns more than top_k items: top_k=2 and 3 items came back" in printed
-    assert printed.endswith("12 checks: 11 passed, 1 failed")
+    assert printed.endswith("13 checks: 12 passed, 1 failed")
 
 
 def test_an_unreachable_endpoint_fails_every_check_with_the_transport_error() -> None:
@@ -169,7 +185,7 @@ def test_a_malformed_request_answered_200_is_a_warning_not_a_failure() -> None:
     malformed = outcomes["malformed-4xx"]
     assert malformed.passed and malformed.warning
     assert "Add with empty content: 200" in malformed.evidence
-    assert layout(list(outcomes.values())).endswith("12 passed (1 with a warning), 0 failed")
+    assert layout(list(outcomes.values())).endswith("13 passed (1 with a warning), 0 failed")
 
 
 def test_malformed_requests_refused_for_credentials_alone_do_not_pass() -> None:
@@ -221,7 +237,7 @@ def test_a_trickling_endpoint_is_reported_within_twice_the_deadline_and_the_rest
 def test_checks_not_run_are_counted_apart_from_failures() -> None:
     outcomes = check(AmlEndpoints.of("http://127.0.0.1:9"), timeout=2)
     assert [o.ran for o in outcomes] == [True] + [False] * (len(outcomes) - 1)
-    assert tally(outcomes) == f"{len(outcomes)} checks: 0 passed, 1 failed, 11 not run"
+    assert tally(outcomes) == f"{len(outcomes)} checks: 0 passed, 1 failed, {len(outcomes) - 1} not run"
     assert layout(outcomes).splitlines()[1].startswith("skip  add-echo")
 
 

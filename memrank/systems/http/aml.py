@@ -49,7 +49,7 @@ from memrank.wire.schema import (
     unix_ms,
 )
 
-__all__ = ["ADD_RETRIES", "SEARCH_RETRIES", "AmlEndpoints", "AmlMemory"]
+__all__ = ["ADD_RETRIES", "SEARCH_RETRIES", "AmlEndpoints", "AmlMemory", "namespace_of"]
 
 Parsed = TypeVar("Parsed", bound=BaseModel)
 CLEARED_BY = "a fresh user_id per isolation unit; the contract has no delete"
@@ -117,7 +117,7 @@ class AmlMemory(Memory):
             backoff=positive(backoff, "backoff", float),
         )
         self._service = AmlService(endpoints, client, policy)
-        self._namespace = f"eval:run_{secrets.token_hex(6)}:direct"
+        self._namespace = namespace_of(f"run_{secrets.token_hex(6)}", "direct")
         self._begin(None)
 
     def _begin(self, user_id: str | None) -> None:
@@ -148,7 +148,7 @@ class AmlMemory(Memory):
 
     def for_unit(self, run_id: str, evaluation: str) -> AmlMemory:
         handle = copy.copy(self)  # shares the service; the unit state is made afresh
-        handle._namespace = f"eval:{run_id}:{evaluation}"
+        handle._namespace = namespace_of(run_id, evaluation)
         handle._begin(None)
         return handle
 
@@ -285,6 +285,11 @@ class AmlMemory(Memory):
         if created_at is not None:
             metadata["created_at"] = created_at
         return metadata
+
+
+def namespace_of(run_id: str, evaluation: str) -> str:
+    """What a unit's user_id starts with: ``eval:<run>:<evaluation>`` (both opaque in a run)."""
+    return f"eval:{run_id}:{evaluation}"
 
 
 def _built(model: type[Parsed], what: str, **fields: Any) -> Parsed:
