@@ -15,7 +15,7 @@ through a second turn in another session (two hops, both turns evidence). Names 
 syllable strings; everything else is everyday words a retriever must match on meaning as much
 as on spelling.
 
-How many: 8% of the evaluation's tasks (at least 24, or as many as there are tasks when fewer),
+How many: 5% of the evaluation's tasks (at least 24, or as many as there are tasks when fewer),
 shared among the units in proportion to
 their tasks, each unit's share rounded by the secret's draw.
 """
@@ -35,7 +35,7 @@ from memrank.system import Document
 
 __all__ = ["CANARY_CATEGORY", "SHARE", "is_canary", "plant"]
 
-SHARE = 0.08
+SHARE = 0.05
 """Canaries per benchmark task, over the whole evaluation."""
 FLOOR = 24
 """The fewest canaries a run gets (or as many as it has tasks, if fewer): below about two
@@ -43,6 +43,7 @@ dozen the canary test cannot tell a lookup from honest retrieval (docs/integrity
 CANARY_CATEGORY = "canary"
 """The category a canary task carries; its metadata says ``canary: true``."""
 
+_REDRAWS = 20
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br", "tr", "st")
 _VOWELS = ("a", "e", "i", "o", "u", "ai", "ou")
 _ENDINGS = ("", "n", "r", "l", "s", "k")
@@ -182,10 +183,16 @@ def plant(unit: Unit, secret: bytes, count: int) -> Unit:
     rng = _rng(secret, unit.name)
     turns = _Turns(unit)
     tasks = list(unit.tasks)
+    asked = {str(task.prompt) for task in unit.tasks}
     for number in range(count):
         speaker = rng.choice(turns.speakers) if turns.speakers else turns.owner
         kind = _KINDS[number % len(_KINDS)]
         fact = kind(rng, speaker)
+        for _ in range(_REDRAWS):  # a question asked twice word for word would mark itself
+            if fact.question not in asked:
+                break
+            fact = kind(rng, speaker)
+        asked.add(fact.question)
         first = rng.randrange(len(turns.sessions))
         evidence = []
         for index, (later, text) in enumerate(fact.turns):
