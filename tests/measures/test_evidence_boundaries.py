@@ -27,9 +27,11 @@ def _noise(count: int) -> list[Document]:
     ]
 
 
-def _trace(documents: list[Document], turns: tuple[EvidenceTurn, ...] = (TURN,)) -> Trace:
+def _trace(
+    documents: list[Document], turns: tuple[EvidenceTurn, ...] = (TURN,), task_id: str = "t1"
+) -> Trace:
     task = Task(
-        id="t1",
+        id=task_id,
         prompt="what happened?",
         expected=Expected(),
         metadata=evidence_metadata(list(turns)),
@@ -103,13 +105,14 @@ def test_evidence_hit_reads_the_best_placed_of_the_turns() -> None:
     )
 
 
-def test_a_turn_held_by_two_documents_counts_at_the_first() -> None:
-    documents = [*_noise(12), _standing_for(TURN, "id")]
-    documents[2] = _standing_for(TURN, "content")
+@pytest.mark.parametrize("first,then", [("content", "id"), ("id", "content")])
+def test_a_turn_held_by_two_documents_counts_at_the_first(first: str, then: str) -> None:
+    documents = [*_noise(12), _standing_for(TURN, then)]
+    documents[2] = _standing_for(TURN, first)
     values = _read(documents)
     assert values["evidence-recall@5"] == (
         1.0,
-        "1 of 1 evidence turn(s) within the first 5: D3:7 (by content)",
+        f"1 of 1 evidence turn(s) within the first 5: D3:7 ({WAYS[first]})",
     )
     assert values["evidence-hit@10"][1] == "first evidence turn at rank 3"
 
@@ -173,6 +176,16 @@ def test_a_document_naming_no_session_but_holding_a_turn_finds_its_session(k: in
     )
 
 
+def test_a_document_holding_one_turn_is_not_unknown_when_another_session_is_missing() -> None:
+    # It names no session, but it holds session_3's turn: it comes from session_3, so
+    # session_5 is missed, not unknown.
+    values = _read([_standing_for(TURN, "content"), *_noise(4)], (TURN, LATER), SessionRecall())
+    assert values["session-recall@5"] == (
+        0.5,
+        "1 of 2 evidence session(s) within the first 5: session_3",
+    )
+
+
 def test_a_session_counts_at_its_first_rank_whether_named_or_held() -> None:
     held_first = [*_noise(8), _naming(TURN.session)]
     held_first[1] = _standing_for(TURN, "content")  # held at rank 2, named at rank 9
@@ -227,3 +240,18 @@ def test_an_uncapped_budget_reads_no_value_at_it() -> None:
     assert measure.names() == measure.produces and repr(measure) == "EvidenceRecall()"
     capped = EvidenceRecall(budget=Budget.words(500))
     assert capped.names()[-2:] == ("evidence-recall@500w", "evidence-recall-negative@500w")
+
+
+@pytest.mark.parametrize("measure", [EvidenceRecall(), SessionRecall()], ids=repr)
+def test_a_task_without_evidence_leaves_the_next_task_read(
+    measure: EvidenceRecall | SessionRecall,
+) -> None:
+    unreadable = _trace([_standing_for(TURN, "id")], turns=())
+    readable = _trace([_standing_for(TURN, "id")], task_id="t2")
+    values = measure.measure([unreadable, readable], [])
+    decided = {v.task_id for v in values if v.value is not None}
+    assert decided == {"t2"} and {v.task_id for v in values} == {"t1", "t2"}
+
+
+def test_the_measures_are_named_as_evaluations_list_them() -> None:
+    assert (EvidenceRecall.name, SessionRecall.name) == ("evidence-recall", "session-recall")
