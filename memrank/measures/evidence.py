@@ -1,21 +1,41 @@
-"""evidence-recall@k and session-recall@k: did what holds the evidence come back?
+"""evidence-recall@k and session-recall@k: did what holds the evidence come back, and how much
+of it was shown?
 
 An evaluation states each task's evidence in ``task.metadata["evidence"]``: the turns, each with
 its document id, its session and its text (``evidence_metadata`` writes it; the system never sees
-task metadata). An evidence turn counts as recalled within the first k documents when one of
-them stands for it **by id** (``metadata["doc_id"]`` for a chunk, else its own id; or one of
-``metadata["doc_ids"]`` for a document joined from several whole ones) or holds it **by
-content**: the turn's text, normalised, is a run of whole words of the document's text,
-normalised (``normalised``: Unicode NFKC, case folded, every punctuation mark a space, runs of
-whitespace one space). The id keeps a long turn a system split into chunks findable, and
-evidence an evaluation names by id alone (whole sessions); content keeps a system that stores
-text its own way (its own record ids, punctuation or spacing dropped) from scoring as a miss.
-Each task's values say which attributed what was found (``by id``, ``by content`` or both).
+task metadata). Text is compared **normalised** (``normalised``: Unicode NFKC, case folded, every
+run of punctuation a space, runs of whitespace one space); its words are what lies between the
+spaces. Within the first k documents (a cut-off, or the documents a budget kept), an evidence
+turn earns:
+
+- **1** when one of them stands for it **by id** (``metadata["doc_id"]`` for a chunk, else its
+  own id; or one of ``metadata["doc_ids"]`` for a document joined from several whole ones) or
+  holds it **by content**: the turn's normalised text is a run of whole words of the document's
+  normalised text (``" " + turn + " "`` occurs in ``" " + document + " "``). The id keeps a long
+  turn a system split into chunks findable, and evidence an evaluation names by id alone (whole
+  sessions); content keeps a system that stores text its own way (its own record ids,
+  punctuation or spacing dropped, a prefix added, turns merged) from scoring as a miss.
+- else **the share of its words shown by pieces of it**: a piece is a document among them
+  whose normalised text is not empty and is a run of whole words of the turn's (``" " +
+  piece + " "`` occurs in ``" " + turn + " "``). Every place a piece occurs in the turn covers
+  the words there; a word counts once however many pieces, or copies of one, cover it; the
+  turn earns words covered / words of the turn, so at most 1 and never more for a repeated
+  fragment. A document that only overlaps a turn's edge, or holds part of it among other
+  text, is no piece and earns nothing.
+
+A document whose rank is in ``trace.foreign`` (never told to the task's unit in this run) is
+skipped: it stands for nothing, holds nothing, is a piece of nothing and names no session, but
+keeps its rank (it still fills a cut-off and spends the budget). ``evidence-recall@k`` is the
+mean of the task's turns' credit; ``evidence-hit@10`` is 1 when some turn is held whole within
+the first 10 (a piece never counts). Each task's values say which turns were held and how (``by
+id``, ``by content`` or both), which were shown in part and how many of their words, and how
+many foreign documents earned nothing.
 
 A session counts as recalled when one of the first k documents names it (``metadata
-["session_id"]``, as the document was returned or as a client attributed it) or contains one
-of its evidence turns. When a session is missing and one of the first k documents names no
-session and holds no evidence turn, the value is None ("session unknown"), not a miss.
+["session_id"]``, as the document was returned or as a client attributed it) or holds one of
+its evidence turns whole. When a session is missing and one of the first k documents (foreign
+ones aside) names no session and holds no evidence turn, the value is None ("session
+unknown"), not a miss.
 
 A negative task (``metadata["negative"]``, e.g. LoCoMo's adversarial questions) asks about
 something the material does not say as asked: its values are reported under the ``-negative``
@@ -24,20 +44,27 @@ names and the headline names record None for it, so it is never mixed into a hea
 
 from __future__ import annotations
 
-import unicodedata
 import weakref
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-import regex
 from pydantic import BaseModel
 
 from memrank._types import FROZEN
 from memrank.budget import Budget
 from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
-from memrank.measures.word_match import recalled_doc_id
+from memrank.measures.containment import (
+    Found,
+    Read,
+    Shown,
+    first_of,
+    held_of,
+    normalised,
+    padded,
+    shown_of,
+)
 from memrank.system import Document
 from memrank.trace import Trace
 
@@ -91,71 +118,26 @@ def is_negative(task: Task) -> bool:
     return bool(task.metadata.get("negative", False))
 
 
-_PUNCTUATION = regex.compile(r"\p{P}+")
-
-
-def normalised(text: str) -> str:
-    """What content attribution compares: NFKC, case folded, each run of punctuation a space
-    and each run of whitespace one space."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(_PUNCTUATION.sub(" ", folded).split())
-
-
 def session_of(document: Document) -> str | None:
     """The session a recalled document names, if it names one."""
     session = (document.metadata or {}).get("session_id")
     return None if session is None else str(session)
 
 
-class Found(NamedTuple):
-    """Where an evidence turn was first found among the recalled documents, and how."""
-
-    rank: int
-    """1-based rank of the first document holding the turn."""
-    by: str
-    """``"id"`` when that document stands for the turn by id, else ``"content"``."""
-
-
 Scored = tuple[str, float | None, str]
 """A task's value before it is made a Value: its name, its number (None: undecided), its why."""
-
-Read = dict[int, tuple[set[str], str]]
-"""id() of a document -> the ids it holds and its normalised text (padded with a space each
-side, so a containment test is by whole words), for the documents of traces alive while it is
-used: a run recalls the same Document objects for many tasks."""
 
 
 def first_ranks(
     turns: Sequence[EvidenceTurn], documents: Sequence[Document], read: Read | None = None
 ) -> list[Found | None]:
-    """For each evidence turn, the first document holding it (by id, else by content), or None.
+    """For each evidence turn, the first document holding it whole (by id, else by content),
+    or None.
 
     ``read`` keeps what each document was read as, so a document recalled for many tasks is
     normalised once; it must not outlive the documents it names."""
-    read = {} if read is None else read
-    held: list[tuple[set[str], str]] = []
-    for d in documents:
-        known = read.get(id(d))
-        if known is None:
-            known = read[id(d)] = (
-                {recalled_doc_id(d), *(d.metadata or {}).get("doc_ids", ())},
-                f" {normalised(d.text)} ",
-            )
-        held.append(known)
-    found: list[Found | None] = []
-    for turn in turns:
-        wanted = normalised(turn.text)
-        padded = f" {wanted} "
-        first = None
-        for rank, (ids, text) in enumerate(held, start=1):
-            if turn.id in ids:
-                first = Found(rank, "id")
-                break
-            if wanted and padded in text:
-                first = Found(rank, "content")
-                break
-        found.append(first)
-    return found
+    held = held_of(documents, {} if read is None else read)
+    return [first_of(turn.id, padded(turn.text), held) for turn in turns]
 
 
 def attributed_by(found: Sequence[Found | None], k: int) -> str:
@@ -165,27 +147,53 @@ def attributed_by(found: Sequence[Found | None], k: int) -> str:
     return " and ".join(f"by {way}" for way in ("id", "content") if way in ways)
 
 
-_FOUND: dict[int, tuple[weakref.ref[Trace], list[EvidenceTurn], list[Found | None]]] = {}
-"""id() of a trace read -> its evidence turns and where each was first found: both levels read
-the same traces, and the second need not read every recalled document again. An entry leaves
-with its trace (its weak reference's callback), so an id is never reused while it is here."""
+class _Reading(NamedTuple):
+    """A trace's evidence turns, where each was first found whole, and what pieces showed of
+    each before that."""
+
+    turns: list[EvidenceTurn]
+    found: list[Found | None]
+    shown: list[Shown]
 
 
-def _found_in(trace: Trace, read: Read) -> tuple[list[EvidenceTurn], list[Found | None]]:
-    """A trace's evidence turns and ``first_ranks`` of them among its recalled documents."""
+_FOUND: dict[int, tuple[weakref.ref[Trace], _Reading]] = {}
+"""id() of a trace read -> its reading: both levels read the same traces, and the second need
+not read every recalled document again. An entry leaves with its trace (its weak reference's
+callback), so an id is never reused while it is here."""
+
+
+def _found_in(trace: Trace, read: Read) -> _Reading:
+    """A trace's evidence turns, ``first_ranks`` of them among its recalled documents (the
+    foreign ones skipped), and what pieces showed of each turn before it was found whole."""
     key = id(trace)
     known = _FOUND.get(key)
     if known is not None and known[0]() is trace:
-        return known[1], known[2]
+        return known[1]
     turns = evidence_of(trace.task)
     documents = trace.recalled.documents if trace.recalled else ()
-    found = first_ranks(turns, documents, read) if turns else []
+    held = held_of(documents, read, trace.foreign) if turns else []
+    found: list[Found | None] = []
+    shown: list[Shown] = []
+    for turn in turns:
+        text = padded(turn.text)
+        first = first_of(turn.id, text, held)
+        found.append(first)
+        shown.append(shown_of(text, held, first.rank if first else len(held) + 1))
+    reading = _Reading(turns, found, shown)
 
     def forget(_: weakref.ref[Trace]) -> None:
         _FOUND.pop(key, None)
 
-    _FOUND[key] = (weakref.ref(trace, forget), turns, found)
-    return turns, found
+    _FOUND[key] = (weakref.ref(trace, forget), reading)
+    return reading
+
+
+def _foreign_within(trace: Trace, k: int) -> str:
+    """The why's note of the foreign documents within the first k (empty when there are none)."""
+    if not trace.foreign:
+        return ""
+    skipped = sum(rank <= k for rank in trace.foreign)
+    return f"; {skipped} foreign document(s) earned nothing" if skipped else ""
 
 
 class _EvidenceMeasure(Measure):
@@ -197,12 +205,12 @@ class _EvidenceMeasure(Measure):
         produced = []
         read: Read = {}  # the traces hold every document it names until this returns
         for trace in traces:
-            turns, found = _found_in(trace, read)
-            if not turns:
+            reading = _found_in(trace, read)
+            if not reading.turns:
                 produced += self._undecided(trace, _no_evidence(trace.task))
                 continue
             documents = trace.recalled.documents if trace.recalled else ()
-            scored = self._scored(trace, turns, documents, found)
+            scored = self._scored(trace, reading, documents)
             if is_negative(trace.task):
                 produced += self._undecided(
                     trace,
@@ -215,14 +223,10 @@ class _EvidenceMeasure(Measure):
 
     @abstractmethod
     def _scored(
-        self,
-        trace: Trace,
-        turns: list[EvidenceTurn],
-        documents: Sequence[Document],
-        found: list[Found | None],
+        self, trace: Trace, reading: _Reading, documents: Sequence[Document]
     ) -> list[Scored]:
-        """The task's values under the headline names, from the documents recalled (``found``:
-        where each turn was first found among them, as ``first_ranks`` gives it)."""
+        """The task's values under the headline names, from the documents recalled (``reading``:
+        where each turn was first found whole among them and what pieces showed of it)."""
 
     def _headline(self) -> tuple[str, ...]:
         return tuple(n for n in self.names() if "-negative" not in n)
@@ -237,8 +241,9 @@ class _EvidenceMeasure(Measure):
 
 
 class EvidenceRecall(_EvidenceMeasure):
-    """Turn level: the share of a task's evidence turns found within the first k, k in 5, 10, 20;
-    and ``evidence-hit@10``, 1 when at least one evidence turn is within the first 10.
+    """Turn level: the mean credit of a task's evidence turns within the first k, k in 5, 10, 20
+    (1 for a turn held whole, else the share of its words pieces of it show; see the module);
+    and ``evidence-hit@10``, 1 when at least one evidence turn is held whole within the first 10.
 
     Given a capped ``budget`` it also reads the share at the budget, ``evidence-recall@500w``:
     within the documents the run's budget cut kept (``trace.cut``), so every arm is read with
@@ -267,17 +272,13 @@ class EvidenceRecall(_EvidenceMeasure):
         return f"EvidenceRecall(budget={self.budget!r})" if self.budget else "EvidenceRecall()"
 
     def _scored(
-        self,
-        trace: Trace,
-        turns: list[EvidenceTurn],
-        documents: Sequence[Document],
-        found: list[Found | None],
+        self, trace: Trace, reading: _Reading, documents: Sequence[Document]
     ) -> list[Scored]:
-        produced = self._at_budget(trace, turns, found) if self.budget else []
+        produced = self._at_budget(trace, reading) if self.budget else []
         for k in KS:
-            share, why = _within(turns, found, k, f"within the first {k}")
+            share, why = _within(trace, reading, k, f"within the first {k}")
             produced.append((f"evidence-recall@{k}", share, why))
-        best = min((f.rank for f in found if f), default=None)
+        best = min((f.rank for f in reading.found if f), default=None)
         hit = best is not None and best <= HIT_AT
         why = (
             f"first evidence turn at rank {best}"
@@ -287,9 +288,7 @@ class EvidenceRecall(_EvidenceMeasure):
         produced.append((f"evidence-hit@{HIT_AT}", float(hit), why))
         return produced
 
-    def _at_budget(
-        self, trace: Trace, turns: list[EvidenceTurn], found: list[Found | None]
-    ) -> list[Scored]:
+    def _at_budget(self, trace: Trace, reading: _Reading) -> list[Scored]:
         assert self.budget is not None
         name = f"evidence-recall@{self.budget.label}"
         if trace.cut is None or trace.cut.budget != self.budget:
@@ -297,19 +296,27 @@ class EvidenceRecall(_EvidenceMeasure):
             return [(name, None, why)]
         kept = trace.cut.kept
         where = f"within the {kept} document(s) that fit {self.budget} ({trace.cut.used} used)"
-        share, why = _within(turns, found, kept, where)
+        share, why = _within(trace, reading, kept, where)
         return [(name, share, why)]
 
 
-def _within(
-    turns: list[EvidenceTurn], found: list[Found | None], k: int, where: str
-) -> tuple[float, str]:
-    """The share of turns found within the first k, and the why that says which and how."""
-    ids = [turn.id for turn, f in zip(turns, found, strict=True) if f and f.rank <= k]
-    why = f"{len(ids)} of {len(turns)} evidence turn(s) {where}"
-    if ids:
-        why += f": {', '.join(ids)} ({attributed_by(found, k)})"
-    return len(ids) / len(turns), why
+def _within(trace: Trace, reading: _Reading, k: int, where: str) -> tuple[float, str]:
+    """The mean credit of the turns within the first k, and the why that says which turns
+    were held whole and how, which were shown in part, and what the foreign documents got."""
+    turns, found, shown = reading
+    held = [turn.id for turn, f in zip(turns, found, strict=True) if f and f.rank <= k]
+    parts = [
+        (turn.id, covered, s.words)
+        for turn, f, s in zip(turns, found, shown, strict=True)
+        if s.grew and not (f and f.rank <= k) and (covered := s.covered(k))
+    ]
+    why = f"{len(held)} of {len(turns)} evidence turn(s) {where}"
+    if held:
+        why += f": {', '.join(held)} ({attributed_by(found, k)})"
+    if parts:
+        why += "; shown in part: " + ", ".join(f"{i} {c} of {w} words" for i, c, w in parts)
+    credit = len(held) + sum(covered / words for _, covered, words in parts)
+    return credit / len(turns), why + _foreign_within(trace, k)
 
 
 class SessionRecall(_EvidenceMeasure):
@@ -323,14 +330,14 @@ class SessionRecall(_EvidenceMeasure):
     )
 
     def _scored(
-        self,
-        trace: Trace,
-        turns: list[EvidenceTurn],
-        documents: Sequence[Document],
-        found: list[Found | None],
+        self, trace: Trace, reading: _Reading, documents: Sequence[Document]
     ) -> list[Scored]:
-        turn_ranks = [f.rank if f else None for f in found]
+        turns = reading.turns
+        turn_ranks = [f.rank if f else None for f in reading.found]
+        foreign = set(trace.foreign)
         sessions_named = [session_of(document) for document in documents]
+        for rank in foreign:
+            sessions_named[rank - 1] = None
         first: dict[str, int | None] = dict.fromkeys(turn.session for turn in turns)
         for rank, session in enumerate(sessions_named, start=1):
             if session in first and first[session] is None:
@@ -342,7 +349,8 @@ class SessionRecall(_EvidenceMeasure):
         # A document that names no session and holds no evidence turn may still come from an
         # evidence session: where one is within the cut and a session is missing, the value
         # cannot be decided, and counting it a miss would score the transport, not the system.
-        holding = {rank for rank in turn_ranks if rank is not None}
+        # A foreign document was never told, so it comes from no evidence session.
+        holding = {rank for rank in turn_ranks if rank is not None} | foreign
         unknown = [
             rank
             for rank, session in enumerate(sessions_named, start=1)
@@ -359,12 +367,12 @@ class SessionRecall(_EvidenceMeasure):
                     f"session and hold no evidence turn; {len(sessions)} of {len(first)} evidence "
                     "session(s) found among the rest"
                 )
-                produced.append((name, None, why))
+                produced.append((name, None, why + _foreign_within(trace, k)))
                 continue
             why = f"{len(sessions)} of {len(first)} evidence session(s) within the first {k}" + (
                 f": {', '.join(sessions)}" if sessions else ""
             )
-            produced.append((name, len(sessions) / len(first), why))
+            produced.append((name, len(sessions) / len(first), why + _foreign_within(trace, k)))
         return produced
 
 

@@ -95,9 +95,14 @@ def test_content_is_matched_by_whole_words_only() -> None:
     assert whole["evidence-recall@5"].value == 1.0
 
 
-def test_part_of_a_turn_is_not_the_turn() -> None:
+def test_part_of_a_turn_earns_the_share_of_its_words_never_the_turn() -> None:
     values = _values(EvidenceRecall(), _trace([_doc("x", "We adopted a cat")]))
-    assert values["evidence-recall@5"].value == 0.0 and values["evidence-hit@10"].value == 0.0
+    # 4 of the 6 words of "We adopted a cat called Oscar.", one of the task's two turns
+    assert values["evidence-recall@5"].value == pytest.approx(4 / 6 / 2)
+    assert values["evidence-recall@5"].why == (
+        "0 of 2 evidence turn(s) within the first 5; shown in part: D4:2 4 of 6 words"
+    )
+    assert values["evidence-hit@10"].value == 0.0
 
 
 def test_sessions_count_by_the_session_a_document_names_or_by_evidence_text() -> None:
