@@ -4,11 +4,17 @@ A service over the wire returns its own items: an id of its own, the content, pe
 score, perhaps reformatted (a speaker prefix, a timestamp, other spacing or case). The
 evidence measures read the document an item stands for (``metadata["doc_id"]``) and the
 session it belongs to (``metadata["session_id"]``), as an in-process system's documents
-carry them. A client knows what it told each unit, so it attributes an item to a told
-document when the item carries that document's id back, else repeats its content exactly,
-else holds its text whole (case and runs of whitespace aside) or is a piece of it. Exactly
-one such document gives the id and its session; several that share one session give the
-session alone; otherwise nothing is claimed.
+carry them. A client knows what it told each unit, so it attributes an item to the told
+documents whose id it carries back, else whose content it repeats exactly, else whose text it
+holds whole (case and runs of whitespace aside): exactly one such document gives the id and
+its session; several that share one session give the session alone; otherwise nothing is
+claimed.
+
+An item that holds no told text whole but is a piece of one (its text held by told documents)
+claims only the session those documents share, never a document id: a piece shows part of a
+turn, and the evidence measures credit it with the share of the turn's words it shows, where an
+id would earn it the whole turn. So a server answering with the first words of each turn it
+was told earns no more than those words.
 """
 
 from __future__ import annotations
@@ -60,16 +66,16 @@ class Told:
             sources = [known] if known is not None else []
             attributed: dict[str, Any] = {"doc_id": carried_id}
         else:
-            sources = self._by_content.get(self._key(content)) or self._holding(content)
+            item = _loose(content)
+            sources = self._by_content.get(self._key(content)) or self._contained(item)
             attributed = {"doc_id": sources[0].id} if len(sources) == 1 else {}
+            if not sources:  # a piece of told text: the session it comes from, never an id
+                sources = [document for told, document in self._loose if item and item in told]
         sessions = {source.metadata.get("session_id") for source in sources}
         if len(sessions) == 1 and None not in sessions:
             attributed["session_id"] = sessions.pop()
         return attributed
 
-    def _holding(self, content: Content) -> list[Document]:
-        """The told documents the item's text holds whole, or that hold the item's text."""
-        item = _loose(content)
-        if not item:
-            return []
-        return [document for told, document in self._loose if told in item or item in told]
+    def _contained(self, item: str) -> list[Document]:
+        """The told documents whose loose text the item's (``item``) holds whole."""
+        return [document for told, document in self._loose if told in item] if item else []
