@@ -23,8 +23,8 @@ from memrank.evaluation import Evaluation
 from memrank.integrity.canaries import is_canary
 from memrank.integrity.guard import EndpointGuard
 from memrank.integrity.names import WireNames
-from memrank.integrity.verdict import judge, verdict_value
-from memrank.measure import Measure, Value, binary_names
+from memrank.integrity.verdict import judge, with_verdict
+from memrank.measure import Measure, binary_names
 from memrank.measures.kinds import declared_binary
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
@@ -46,6 +46,7 @@ def run(
     started: datetime | None = None,
     answer: AnswerStage | None = None,
     secret: bytes | None = None,
+    canaries: bool = True,
 ) -> Result:
     """Run ``evaluation`` against ``system``; returns a Result, refused or measured.
 
@@ -59,7 +60,8 @@ def run(
     A memory reached over the network (an endpoint) is guarded (memrank.integrity): opaque
     names on the wire, canaries among its tasks, credit only for what its units were told, and
     a verdict in ``result.integrity``. ``secret`` (16 bytes) is the run's secret when a run is
-    resumed; left out, a fresh one is drawn.
+    resumed; left out, a fresh one is drawn. ``canaries=False`` plants none (a retry of a run's
+    failed tasks, whose own canaries stand for it: memrank.runs.retry re-judges the whole).
     """
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
@@ -82,15 +84,15 @@ def run(
     # would walk all of it again and again for nothing. The collector still runs for what each
     # stage makes, so a long run of a service client that leaves reference cycles behind does
     # not grow without bound.
-    guard = _guard_of(system, secret)
+    guard = _guard_of(system, secret, canaries)
     gc.freeze()
     try:
         traces, clearing = drive(system, evaluation, concurrency, observer, guard)
         gc.freeze()
         traces = hold_traces(traces, evaluation.budget)
-        canaries: list[Trace] = []
+        canary_traces: list[Trace] = []
         if guard is not None:
-            canaries = [t for t in traces if is_canary(t.task)]
+            canary_traces = [t for t in traces if is_canary(t.task)]
             traces = [t for t in traces if not is_canary(t.task)]
         if answer is not None:
             traces = answer.answer(traces)
@@ -98,11 +100,11 @@ def run(
             values = tuple(apply(measures, traces, ()))
             integrity = None
             if guard is not None:
-                canary_values = apply(measures_of(evaluation, None), canaries, ())
+                canary_values = apply(measures_of(evaluation, None), canary_traces, ())
                 integrity = judge(
-                    guard.secret, evaluation.headline, traces, values, canaries, canary_values
+                    guard.secret, evaluation.headline, traces, values, canary_traces, canary_values
                 )
-                values = _before_the_clock(values, verdict_value(integrity))
+                values = with_verdict(values, integrity)
         return Result(
             system=_record_of(system, touched=True),
             evaluation=evaluation_record,
@@ -118,25 +120,12 @@ def run(
         gc.unfreeze()
 
 
-def _before_the_clock(values: tuple[Value, ...], verdict: Value) -> tuple[Value, ...]:
-    """``values`` with ``verdict`` before the clock's run-scope values, which stay last: a
-    result file splits them off to its timings file and joining puts them back at the end."""
-    clock = next(
-        (
-            at
-            for at, v in enumerate(values)
-            if v.task_id is None and v.group is None and v.measure.split(".")[0] == "latency"
-        ),
-        len(values),
-    )
-    return (*values[:clock], verdict, *values[clock:])
-
-
-def _guard_of(system: System, secret: bytes | None) -> EndpointGuard | None:
+def _guard_of(system: System, secret: bytes | None, canaries: bool) -> EndpointGuard | None:
     """The guard of a memory reached over the network; None for one that runs in-process."""
     if not isinstance(system, Memory) or system.transport == "in-process":
         return None
-    return EndpointGuard(WireNames(secret)) if secret is not None else EndpointGuard.fresh()
+    names = WireNames(secret) if secret is not None else WireNames.fresh()
+    return EndpointGuard(names, canaries=canaries)
 
 
 def measure(result: Result, *measures: Measure) -> Result:

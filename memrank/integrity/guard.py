@@ -32,8 +32,10 @@ this run sent."""
 class EndpointGuard:
     """Names, canaries and told checks of one endpoint run."""
 
-    def __init__(self, names: WireNames) -> None:
+    def __init__(self, names: WireNames, *, canaries: bool = True) -> None:
         self.names = names
+        self.canaries = canaries
+        """False for a retry of a run's failed tasks: the run's own canaries stand for it."""
 
     @classmethod
     def fresh(cls) -> EndpointGuard:
@@ -44,7 +46,9 @@ class EndpointGuard:
         return self.names.secret
 
     def planted(self, units: Sequence[Unit]) -> list[Unit]:
-        """The units with their canaries."""
+        """The units with their canaries (as they are, when this run plants none)."""
+        if not self.canaries:
+            return list(units)
         return [
             plant(unit, self.secret, count)
             for unit, count in zip(units, counts(units, self.secret), strict=True)

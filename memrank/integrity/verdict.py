@@ -38,6 +38,8 @@ __all__ = [
     "VERDICT",
     "canary_test",
     "disagreement",
+    "rejudged",
+    "with_verdict",
     "judge",
     "measure_read",
     "verdict_value",
@@ -246,3 +248,38 @@ def disagreement(result: Result) -> str | None:
             f"but it records p = {record.test.p_value} ({record.verdict})"
         )
     return None
+
+
+def with_verdict(values: Sequence[Value], record: IntegrityRecord) -> tuple[Value, ...]:
+    """``values`` (any earlier verdict value dropped) with the record's verdict value before
+    the clock's run-scope values, which stay last: a result file splits them off to its timings
+    file, and joining puts them back at the end."""
+    kept = [v for v in values if v.measure != VERDICT]
+    clock = next(
+        (
+            at
+            for at, v in enumerate(kept)
+            if v.task_id is None and v.group is None and v.measure.split(".")[0] == "latency"
+        ),
+        len(kept),
+    )
+    return (*kept[:clock], verdict_value(record), *kept[clock:])
+
+
+def rejudged(result: Result) -> Result:
+    """``result`` with its verdict read again from its traces and values as they now stand
+    (its failed tasks run again and merged in), against the canaries it recorded."""
+    record = result.integrity
+    if record is None:
+        return result
+    again = judge(
+        bytes.fromhex(record.secret),
+        None if record.test is None else record.test.measure,
+        result.traces,
+        [v for v in result.values if v.measure != VERDICT],
+        record.traces,
+        record.values,
+    )
+    return result.model_copy(
+        update={"integrity": again, "values": with_verdict(result.values, again)}
+    )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from memrank._apply import apply_keeping
 from memrank.errors import RefusedRun, UsageError
 from memrank.evaluation import Evaluation
+from memrank.integrity.verdict import rejudged
 from memrank.measure import Measure
 from memrank.result import Result
 from memrank.runs.registry import RESULT, RunRecord, RunState, run_folder
@@ -45,7 +46,8 @@ def failed_part(evaluation: Evaluation, earlier: Result) -> Evaluation:
 
 
 def retried(earlier: Result, fresh: Result, measures: Sequence[Measure]) -> Result:
-    """``earlier`` with the traces and task values of ``fresh`` in place of its failed ones."""
+    """``earlier`` with the traces and task values of ``fresh`` in place of its failed ones
+    (an endpoint run's integrity verdict read again over the whole)."""
     if fresh.refusal is not None:
         raise RefusedRun(fresh.refusal)
     if tuple(m.name for m in measures) != earlier.evaluation.measures:
@@ -57,10 +59,12 @@ def retried(earlier: Result, fresh: Result, measures: Sequence[Measure]) -> Resu
     traces = [again.get(trace.task.id, trace) for trace in earlier.traces]
     kept = [v for v in earlier.values if v.task_id is not None and v.task_id not in again]
     kept += [v for v in fresh.values if v.task_id is not None]
-    return earlier.model_copy(
+    merged = earlier.model_copy(
         update={
             "traces": tuple(traces),
             "values": tuple(apply_keeping(measures, traces, kept)),
             "finished": fresh.finished,
         }
     )
+    # an endpoint run's verdict is read again over what now stands, against its own canaries
+    return rejudged(merged)

@@ -291,7 +291,7 @@ def _go(
             evaluation.version,
             now_utc(),
             keeps_tasks=isinstance(made, Memory),  # a memory's units can be resumed part way
-            secret=secrets.token_bytes(16),
+            secret=_secret_for(earlier),
         )
     observer = _observer(request, record, evaluation, journal, progress)
     limits = made.time_limits()
@@ -309,6 +309,7 @@ def _go(
                 observer=observer,
                 started=journal.earlier.started,
                 secret=journal.earlier.secret,
+                canaries=earlier is None or earlier.integrity is None,
                 answer=stage,
             )
     finally:
@@ -401,3 +402,11 @@ def _stopped(record: RunRecord, signal_number: int) -> Interrupted:
         f"{how}: run {record.id} kept {kept}{total} task(s) in its journal; "
         f"resume with: {resume_command(record)}"
     )
+
+
+def _secret_for(earlier: Result | None) -> bytes:
+    """A fresh secret, or the earlier run's when this retries its failed tasks: the retry
+    names what it sends as the run did, and that run's canaries stand for both."""
+    if earlier is not None and earlier.integrity is not None:
+        return bytes.fromhex(earlier.integrity.secret)
+    return secrets.token_bytes(16)

@@ -13,6 +13,8 @@ import orjson
 import pytest
 
 from memrank.artifacts import run_files
+from memrank.integrity.record import VERDICT
+from memrank.integrity.verdict import disagreement
 from memrank.result import Result
 from memrank.runs.registry import RunState, all_records
 from memrank.systems import WordOverlap
@@ -151,7 +153,8 @@ def test_retry_failed_reruns_only_the_failed_tasks_into_a_complete_result(tmp_pa
         searched = len(server.logged("/search"))
         again = memrank_here(*base, "--retry-failed", record.id, "--save", str(retried))
         assert again.returncode == 0, again.stderr
-        assert len(server.logged("/search")) - searched == 3  # only the failed tasks asked
+        # only the failed tasks asked: the first run's canaries stand for the retry
+        assert len(server.logged("/search")) - searched == 3
         with Flaky() as clean_server:
             clean_server.healed.set()
             clean = tmp_path / "clean.json"
@@ -163,6 +166,13 @@ def test_retry_failed_reruns_only_the_failed_tasks_into_a_complete_result(tmp_pa
     assert _task_values(result) == _task_values(Result.load(clean))
     failure_rate = [v.value for v in result.values if v.measure == "failure-rate"]
     assert failure_rate == [0.0]
+    # the verdict is read again over the merged run, against the first run's canaries and secret
+    earlier = Result.load(first).integrity
+    assert result.integrity is not None and earlier is not None
+    assert result.integrity.secret == earlier.secret
+    assert result.integrity.traces == earlier.traces
+    assert [v.value for v in result.values if v.measure == VERDICT] == [0.0]
+    assert disagreement(result) is None
 
 
 @pytest.mark.parametrize(
