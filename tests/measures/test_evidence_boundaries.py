@@ -255,3 +255,48 @@ def test_a_task_without_evidence_leaves_the_next_task_read(
 
 def test_the_measures_are_named_as_evaluations_list_them() -> None:
     assert (EvidenceRecall.name, SessionRecall.name) == ("evidence-recall", "session-recall")
+
+
+# -- what a run was never told, and pieces of a turn ------------------------------------------
+
+
+def _with_foreign(
+    documents: list[Document], *ranks: int, turns: tuple[EvidenceTurn, ...] = (TURN,)
+) -> Trace:
+    return _trace(documents, turns).model_copy(update={"foreign": ranks})
+
+
+@pytest.mark.parametrize("k", KS)
+def test_a_foreign_document_at_rank_k_is_counted_within_k_and_earns_nothing(k: int) -> None:
+    documents = [*_noise(k - 1), _standing_for(TURN, "content"), *_noise(2)]
+    values = {v.measure: v for v in EvidenceRecall().measure([_with_foreign(documents, k)], [])}
+    assert values[f"evidence-recall@{k}"].value == 0.0
+    assert values[f"evidence-recall@{k}"].why.endswith("; 1 foreign document(s) earned nothing")
+    shorter = [c for c in KS if c < k]
+    for cut in shorter:
+        assert (
+            values[f"evidence-recall@{cut}"].why
+            == f"0 of 1 evidence turn(s) within the first {cut}"
+        )
+
+
+def test_a_foreign_document_names_no_session_and_the_others_keep_theirs() -> None:
+    documents = [*_noise(2), _naming(TURN.session), _naming(LATER.session), *_noise(2)]
+    trace = _with_foreign(documents, 3, turns=(TURN, LATER))
+    values = {v.measure: v for v in SessionRecall().measure([trace], [])}
+    assert values["session-recall@5"].value == 0.5
+    assert values["session-recall@5"].why.startswith(
+        "1 of 2 evidence session(s) within the first 5: session_5"
+    )
+
+
+def test_a_turn_held_whole_at_rank_k_earns_one_however_much_a_piece_before_it_showed() -> None:
+    piece = Document(id="p", content="Melanie painted a sunrise", metadata={"session_id": "s9"})
+    documents = [piece, *_noise(3), _standing_for(TURN, "id")]
+    values = _read(documents)
+    assert values["evidence-recall@5"] == (
+        1.0,
+        "1 of 1 evidence turn(s) within the first 5: D3:7 (by id)",
+    )
+    before = _read([piece, *_noise(4), _standing_for(TURN, "id")])  # held whole at rank 6
+    assert before["evidence-recall@5"][0] == pytest.approx(4 / 7)  # the piece's 4 of 7 words
