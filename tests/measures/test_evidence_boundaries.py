@@ -300,3 +300,47 @@ def test_a_turn_held_whole_at_rank_k_earns_one_however_much_a_piece_before_it_sh
     )
     before = _read([piece, *_noise(4), _standing_for(TURN, "id")])  # held whole at rank 6
     assert before["evidence-recall@5"][0] == pytest.approx(4 / 7)  # the piece's 4 of 7 words
+
+
+def _piece(text: str) -> Document:
+    return Document(id=f"piece {text}", content=text, metadata={"session_id": "s9"})
+
+
+@pytest.mark.parametrize("k", KS)
+def test_a_piece_at_rank_k_shows_its_words_within_k_and_one_rank_later_does_not(k: int) -> None:
+    at_k = _read([*_noise(k - 1), _piece("Melanie painted a sunrise")])
+    assert at_k[f"evidence-recall@{k}"] == (
+        pytest.approx(4 / 7),
+        f"0 of 1 evidence turn(s) within the first {k}; shown in part: D3:7 4 of 7 words",
+    )
+    one_later = _read([*_noise(k), _piece("Melanie painted a sunrise")])
+    assert one_later[f"evidence-recall@{k}"] == (
+        0.0,
+        f"0 of 1 evidence turn(s) within the first {k}",
+    )
+
+
+@pytest.mark.parametrize(
+    "pieces,words",
+    [
+        (["Melanie painted", "a sunrise"], 4),  # side by side: each word once
+        (["painted a sunrise", "a sunrise over"], 4),  # overlapping: the shared words once
+        (["over the lake", "over the lake"], 3),  # a copy shows nothing more
+    ],
+    ids=["adjacent", "overlapping", "copied"],
+)
+def test_pieces_cover_each_word_of_the_turn_once(pieces: list[str], words: int) -> None:
+    values = _read([_piece(text) for text in pieces])
+    assert values["evidence-recall@5"][0] == pytest.approx(words / 7)
+
+
+def test_what_was_never_told_or_holds_nothing_of_a_turn_hides_nothing_after_it() -> None:
+    documents = [_standing_for(TURN, "content"), *_noise(1), _piece("over the lake")]
+    documents.append(_standing_for(LATER, "id"))
+    trace = _with_foreign(documents, 1, turns=(TURN, LATER))
+    values = {v.measure: v for v in EvidenceRecall().measure([trace], [])}
+    assert values["evidence-recall@5"].value == pytest.approx((3 / 7 + 1) / 2)
+    assert values["evidence-recall@5"].why == (
+        "1 of 2 evidence turn(s) within the first 5: D5:2 (by id); shown in part: D3:7 3 of 7 "
+        "words; 1 foreign document(s) earned nothing"
+    )
