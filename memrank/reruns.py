@@ -14,7 +14,9 @@ memrank's fixed probe (memrank.runs.probe; the ``probe`` component). A probe rec
 side only is no difference, and no evidence. Records alike without any of these (an endpoint
 that names no version, run without a probe) cannot tell one configuration from another
 system behind the same address, and the reading says it cannot tell. Runs of one class whose
-records differ, their probe answers included, are two systems, and the reading says so.
+records differ are two systems, and the reading says so; their probe answers count among the
+differences only where neither declares a version (an engine that names its version may answer
+the probe differently run to run, as Hindsight does: a rerun that varies).
 """
 
 from __future__ import annotations
@@ -160,8 +162,11 @@ def _alike(a: SystemRecord, b: SystemRecord) -> bool:
 
 
 def _comparable(a: SystemRecord, b: SystemRecord) -> tuple[SystemRecord, SystemRecord]:
-    """The two records as compared: without the probe unless both recorded one."""
-    if (PROBE in a.components) == (PROBE in b.components):
+    """The two records as compared: with the probe only where it is the evidence, both having
+    recorded one and neither declaring a version. An engine that names its version may answer
+    the probe differently run to run (Hindsight does), and is then a rerun that varies."""
+    probed = PROBE in a.components and PROBE in b.components
+    if probed and a.declared_version is None and b.declared_version is None:
         return a, b
     return _unprobed(a), _unprobed(b)
 
