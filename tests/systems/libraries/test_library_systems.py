@@ -16,7 +16,7 @@ from memrank.evaluations import locomo
 from memrank.runs.narrow import limited
 from memrank.system import Document, Memory
 from memrank.systems.libraries._told import require_library
-from tests.systems.libraries.conftest import EXTRAS
+from tests.systems.libraries.conftest import EXTRAS, need
 
 NAMES = sorted(EXTRAS)
 
@@ -79,6 +79,7 @@ def test_llamaindex_bm25_ranks_equal_scores_the_same_whatever_order_the_library_
     # bm25s orders equal scores with numpy's argsort, whose order among ties depends on the
     # processor's vector instructions. Here the library's hits come back with every run of
     # equal scores reversed, as another processor may order them: the recall must not move.
+    need("llama_index", "llamaindex")
     from llama_index.retrievers.bm25 import BM25Retriever
 
     told = [
