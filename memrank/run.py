@@ -1,6 +1,6 @@
 """run(): put an evaluation's tasks to a system and record what happened; measure(): score later.
 
-The run refuses before touching the system when it cannot be run as asked (memrank._refusal).
+The run refuses before touching the system when it cannot be run as asked (memrank._run_check).
 Otherwise every task yields exactly one trace, whether the system answered or raised
 (memrank._drive); memrank times every call at its own boundary. Measures are applied in order
 (memrank._apply).
@@ -16,7 +16,7 @@ from memrank._apply import apply, measures_of
 from memrank._clock import now_utc
 from memrank._collector import collector_paused
 from memrank._drive import Observer, drive
-from memrank._refusal import refusal, unreadable
+from memrank._run_check import refusal, unreadable
 from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation
