@@ -20,10 +20,7 @@ if TYPE_CHECKING:
     from memrank.catalog import evaluation as evaluation
     from memrank.catalog import system as system
     from memrank.errors import MemrankError as MemrankError
-    from memrank.evaluation import Clearing as Clearing
     from memrank.evaluation import Evaluation as Evaluation
-    from memrank.evaluation import Expected as Expected
-    from memrank.evaluation import Task as Task
     from memrank.measure import Decider as Decider
     from memrank.measure import Measure as Measure
     from memrank.measure import Scope as Scope
@@ -44,6 +41,9 @@ if TYPE_CHECKING:
     from memrank.system import Recall as Recall
     from memrank.system import Retriever as Retriever
     from memrank.system import System as System
+    from memrank.task import Clearing as Clearing
+    from memrank.task import Expected as Expected
+    from memrank.task import Task as Task
     from memrank.trace import Trace as Trace
 
 _HOMES = {
@@ -51,10 +51,10 @@ _HOMES = {
     "evaluation": "memrank.catalog",
     "system": "memrank.catalog",
     "MemrankError": "memrank.errors",
-    "Clearing": "memrank.evaluation",
+    "Clearing": "memrank.task",
     "Evaluation": "memrank.evaluation",
-    "Expected": "memrank.evaluation",
-    "Task": "memrank.evaluation",
+    "Expected": "memrank.task",
+    "Task": "memrank.task",
     "Decider": "memrank.measure",
     "Measure": "memrank.measure",
     "Scope": "memrank.measure",

@@ -14,11 +14,12 @@ from typing import Any, NamedTuple, Protocol
 
 from memrank._clock import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
-from memrank.evaluation import Evaluation, Task, Unit
+from memrank.evaluation import Evaluation
 from memrank.integrity.guard import EndpointGuard
 from memrank.integrity.told import ToldIndex
 from memrank.result import ClearingRecord
 from memrank.system import Assistant, Memory, Model, Recall, Retriever, System, takes_options
+from memrank.task import Task, Unit
 from memrank.trace import Answered, Declared, Failure, Given, Step, Trace
 
 __all__ = ["Observer", "UnitOutcome", "clearing_record", "drive"]

@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 from memrank._types import FROZEN
 from memrank.budget import Budget
 from memrank.errors import ResultFileError
-from memrank.evaluation import Clearing
 from memrank.measure import binary_names
+from memrank.task import Clearing
 
 if TYPE_CHECKING:
     from memrank.evaluation import Evaluation

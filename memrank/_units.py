@@ -20,8 +20,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from memrank._inflight import stopped_by
 from memrank.errors import UsageError
-from memrank.evaluation import Unit
 from memrank.system import Memory
+from memrank.task import Unit
 
 __all__ = ["PartDone", "drive_units", "serves_units_at_once"]
 

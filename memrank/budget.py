@@ -13,16 +13,13 @@ named ``<system>:matched``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from memrank._types import FROZEN
 from memrank.errors import UsageError
 from memrank.system import Document
-
-if TYPE_CHECKING:
-    from memrank.trace import Trace
 
 __all__ = [
     "MATCHED",
@@ -31,7 +28,6 @@ __all__ = [
     "TraceCut",
     "counter_for",
     "cut_to_budget",
-    "hold_traces",
     "matched_name",
     "register_tokenizer",
     "word_count",
@@ -186,30 +182,6 @@ def cut_to_budget(documents: Sequence[Document], budget: Budget, count: Counter)
             )
         used += size
     return BudgetCut(budget=budget, kept=tuple(documents), cut=(), used=used)
-
-
-def hold_traces(traces: list[Trace], budget: Budget | None) -> list[Trace]:
-    """Every trace that recalled something, with the cut its evaluation's budget makes."""
-    if budget is None or not budget.capped:
-        return traces
-    counter = counter_for(budget)
-    # a run recalls the same documents for many tasks: each text is counted once
-    counted: dict[str, int] = {}
-
-    def count(text: str) -> int:
-        size = counted.get(text)
-        if size is None:
-            size = counted[text] = counter(text)
-        return size
-
-    return [
-        trace
-        if trace.recalled is None
-        else trace.model_copy(
-            update={"cut": cut_to_budget(trace.recalled.documents, budget, count).on_trace()}
-        )
-        for trace in traces
-    ]
 
 
 def matched_name(name: str, budget: Budget | None) -> str:

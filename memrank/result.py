@@ -25,10 +25,11 @@ from memrank._records import (
 )
 from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
-from memrank.evaluation import Clearing, DatasetBundle
+from memrank.evaluation import DatasetBundle
 from memrank.integrity.record import IntegrityRecord
 from memrank.measure import Value
 from memrank.system import Document
+from memrank.task import Clearing
 from memrank.trace import Given, Trace
 
 __all__ = [

@@ -17,7 +17,6 @@ from memrank._clock import now_utc
 from memrank._collector import collector_paused
 from memrank._drive import Observer, drive
 from memrank._run_check import refusal, unreadable
-from memrank.budget import hold_traces
 from memrank.errors import MeasureRefused, UsageError
 from memrank.evaluation import Evaluation
 from memrank.integrity.canaries import is_canary
@@ -29,7 +28,7 @@ from memrank.measures.kinds import declared_binary
 from memrank.provenance import capture
 from memrank.result import EvaluationRecord, Result, SystemRecord
 from memrank.system import Memory, System
-from memrank.trace import Trace
+from memrank.trace import Trace, hold_traces
 
 if TYPE_CHECKING:
     from memrank.answer import AnswerStage

@@ -8,11 +8,11 @@ from typing import Any
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from memrank._types import FROZEN, UTCDateTime
-from memrank.budget import TraceCut
-from memrank.evaluation import Task
+from memrank.budget import Budget, TraceCut, counter_for, cut_to_budget
 from memrank.system import Document, Recall
+from memrank.task import Task
 
-__all__ = ["Answered", "Answering", "Declared", "Failure", "Given", "Step", "Trace"]
+__all__ = ["Answered", "Answering", "Declared", "Failure", "Given", "Step", "Trace", "hold_traces"]
 
 
 class Step(StrEnum):
@@ -171,3 +171,27 @@ class Trace(BaseModel):
 
 
 TRACE_FIELDS: tuple[str, ...] = tuple(Trace.model_fields)
+
+
+def hold_traces(traces: list[Trace], budget: Budget | None) -> list[Trace]:
+    """Every trace that recalled something, with the cut its evaluation's budget makes."""
+    if budget is None or not budget.capped:
+        return traces
+    counter = counter_for(budget)
+    # a run recalls the same documents for many tasks: each text is counted once
+    counted: dict[str, int] = {}
+
+    def count(text: str) -> int:
+        size = counted.get(text)
+        if size is None:
+            size = counted[text] = counter(text)
+        return size
+
+    return [
+        trace
+        if trace.recalled is None
+        else trace.model_copy(
+            update={"cut": cut_to_budget(trace.recalled.documents, budget, count).on_trace()}
+        )
+        for trace in traces
+    ]

@@ -15,12 +15,13 @@ from datetime import datetime
 from typing import Any
 
 import memrank
-from memrank.evaluation import Evaluation, Unit
+from memrank.evaluation import Evaluation
 from memrank.integrity.guard import EndpointGuard
 from memrank.integrity.names import WireNames
 from memrank.result import Result
 from memrank.system import Content, Document, Memory, Recall
 from memrank.systems.http import AmlMemory
+from memrank.task import Unit
 from memrank.wire._service import ContractService
 from memrank.wire.serve import serving
 

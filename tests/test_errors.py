@@ -8,7 +8,9 @@ import memrank._errors
 import memrank.errors
 from memrank.errors import MemrankError
 
-_DRAWN = re.compile(r"^(?P<indent>[ │├└─]*?)(?:[├└]── )?(?P<name>[A-Z]\w+)\s+(?:\(exit (?P<code>\d+)\))?")
+_DRAWN = re.compile(
+    r"^(?P<indent>[ │├└─]*?)(?:[├└]── )?(?P<name>[A-Z]\w+)\s+(?:\(exit (?P<code>\d+)\))?"
+)
 
 
 def _drawing() -> list[tuple[str, str | None, int | None]]:

@@ -125,7 +125,7 @@ def test_options_reach_only_a_retrieve_that_takes_them() -> None:
 
 def test_unit_count_is_the_number_of_units_under_every_clearing() -> None:
     import memrank
-    from memrank.evaluation import Clearing
+    from memrank.task import Clearing
 
     demo = memrank.evaluation("demo")
     for clearing in Clearing:

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memrank.answer.prompts import Prompt, prompt
-from memrank.evaluation import Task
 from memrank.system import IMAGE_CAPTIONS, Document, text_of
+from memrank.task import Task
 
 __all__ = [
     "aml_slots",

@@ -20,11 +20,11 @@ from memrank.answer.protocols import Protocol
 from memrank.answer.rules import bleu_1, locomo_score, mem0_f1
 from memrank.answer.usage import CallAccount, Usage
 from memrank.answer.verdicts import READERS, Verdict
-from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
 from memrank.measures.code_rules import InstructionsFollowed
 from memrank.measures.means import Means
 from memrank.systems.models import ChatModel
+from memrank.task import Task
 from memrank.trace import Trace
 
 __all__ = [

@@ -44,9 +44,9 @@ from memrank.answer.layouts import (
 )
 from memrank.answer.prompts import Prompt, prompt
 from memrank.errors import UsageError
-from memrank.evaluation import Task
 from memrank.system import Document, text_of
 from memrank.systems.models import CallParams, Message
+from memrank.task import Task
 
 __all__ = ["PROTOCOLS", "JudgeStep", "Protocol", "Rendered", "protocol"]
 

@@ -22,10 +22,11 @@ from memrank.answer.measures import answer_measures
 from memrank.answer.names import SYSTEM_ANSWERS
 from memrank.answer.protocols import Protocol, Rendered
 from memrank.answer.tokens import TOKENIZER, TOKENIZER_SHA256, count_tokens
-from memrank.evaluation import Evaluation, Task
+from memrank.evaluation import Evaluation
 from memrank.measure import Measure
 from memrank.system import Document
 from memrank.systems.models import CallParams, ChatModel
+from memrank.task import Task
 from memrank.trace import Answered, Answering, Failure, Step, Trace
 
 __all__ = ["DEFAULT_BUDGET_TOKENS", "AnswerStage", "categories_of"]

@@ -14,9 +14,9 @@ from memrank.artifacts._scores import ABSENT_WHY, Scores
 from memrank.artifacts._statement import RunPredicate
 from memrank.artifacts._trust import load_trust
 from memrank.artifacts._verify import verify
-from memrank.evaluation import Task
 from memrank.measure import Decider, Value
 from memrank.result import Result
+from memrank.task import Task
 from memrank.trace import Trace
 
 __all__ = ["NOT_IN_SCORES", "result_of_scores", "signed_result"]

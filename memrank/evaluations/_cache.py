@@ -18,7 +18,8 @@ from pathlib import Path
 from memrank._cachedir import user_cache_dir
 from memrank._files import write_atomic
 from memrank.errors import DatasetMismatch, DatasetMissing
-from memrank.evaluation import BundleFile, DatasetBundle, Task, question_counts
+from memrank.evaluation import BundleFile, DatasetBundle, question_counts
+from memrank.task import Task
 
 __all__ = [
     "DATA_DIR_VARIABLE",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memrank.evaluation import Expected
 from memrank.evaluations._spans import answer_spans
 from memrank.measures import EvidenceTurn
+from memrank.task import Expected
 
 __all__ = ["expected_of"]
 

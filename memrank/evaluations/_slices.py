@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from memrank.errors import UsageError
-from memrank.evaluation import Task
+from memrank.task import Task
 
 __all__ = ["first_groups", "first_per_category", "check_slice"]
 

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from memrank.errors import DatasetMalformed, DatasetMissing
-from memrank.evaluation import BundleFile, Clearing, Evaluation, Task
+from memrank.evaluation import BundleFile, Evaluation
 from memrank.evaluations._cache import Material, Pin, bundle, load, read
 from memrank.evaluations._expected import expected_of
 from memrank.evaluations._formats import in_format
@@ -48,6 +48,7 @@ from memrank.measures import (
     evidence_metadata,
 )
 from memrank.system import Document
+from memrank.task import Clearing, Task
 
 __all__ = ["ABILITIES", "DIR_VARIABLE", "HEADLINE", "PINNED", "SLICES", "beam", "beam_folders"]
 

@@ -13,17 +13,10 @@ from typing import Any
 
 import orjson
 
-from memrank.evaluation import (
-    BundleFile,
-    Clearing,
-    DatasetBundle,
-    Evaluation,
-    Expected,
-    Task,
-    question_counts,
-)
+from memrank.evaluation import BundleFile, DatasetBundle, Evaluation, question_counts
 from memrank.measures import DemoScore, WordMatch
 from memrank.system import Document
+from memrank.task import Clearing, Expected, Task
 
 __all__ = ["DEMO_DATA", "HEADLINE", "demo"]
 

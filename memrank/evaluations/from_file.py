@@ -28,18 +28,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memrank.errors import DatasetMalformed, MissingExtra, UsageError
-from memrank.evaluation import (
-    BundleFile,
-    Clearing,
-    DatasetBundle,
-    Evaluation,
-    Expected,
-    Task,
-    question_counts,
-)
+from memrank.evaluation import BundleFile, DatasetBundle, Evaluation, question_counts
 from memrank.measures import EvidenceRecall, SessionRecall, WordMatch
 from memrank.measures.evidence import EvidenceTurn, evidence_metadata
 from memrank.system import Document
+from memrank.task import Clearing, Expected, Task
 
 __all__ = ["HEADLINE", "SUFFIXES", "from_file", "is_evaluation_file"]
 

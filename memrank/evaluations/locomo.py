@@ -37,7 +37,7 @@ import orjson
 
 from memrank.budget import Budget
 from memrank.errors import DatasetMalformed
-from memrank.evaluation import Clearing, Evaluation, Task
+from memrank.evaluation import Evaluation
 from memrank.evaluations._cache import Material, Pin, bundle, load
 from memrank.evaluations._expected import expected_of
 from memrank.evaluations._formats import in_format
@@ -53,6 +53,7 @@ from memrank.measures import (
 )
 from memrank.measures.at_budget import held_to
 from memrank.system import Document
+from memrank.task import Clearing, Task
 
 __all__ = ["CATEGORIES", "FILE_VARIABLE", "HEADLINE", "PIN", "SLICES", "locomo"]
 

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from memrank.errors import DatasetMalformed
-from memrank.evaluation import Clearing, Evaluation, Task
+from memrank.evaluation import Evaluation
 from memrank.evaluations._cache import Material, Pin, bundle, load, read
 from memrank.evaluations._expected import expected_of
 from memrank.evaluations._formats import in_format
@@ -50,6 +50,7 @@ from memrank.measures import (
     evidence_metadata,
 )
 from memrank.system import Document
+from memrank.task import Clearing, Task
 
 __all__ = [
     "FILE_VARIABLE",

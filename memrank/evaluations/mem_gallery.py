@@ -40,7 +40,7 @@ import orjson
 
 from memrank.budget import Budget
 from memrank.errors import DatasetMalformed, DatasetMissing
-from memrank.evaluation import BundleFile, Clearing, Evaluation, Task
+from memrank.evaluation import BundleFile, Evaluation
 from memrank.evaluations._cache import bundle, read
 from memrank.evaluations._expected import expected_of
 from memrank.evaluations._formats import in_format
@@ -65,6 +65,7 @@ from memrank.system import (
     ImageURL,
     TextPart,
 )
+from memrank.task import Clearing, Task
 
 __all__ = [
     "DIR_VARIABLE",

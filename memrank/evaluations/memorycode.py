@@ -38,7 +38,7 @@ from typing import Any
 import orjson
 
 from memrank.errors import DatasetMalformed
-from memrank.evaluation import Clearing, Evaluation, Expected, Task
+from memrank.evaluation import Evaluation
 from memrank.evaluations._cache import Material, bundle
 from memrank.evaluations._formats import in_format
 from memrank.evaluations._manifest import Manifest, load_all
@@ -52,6 +52,7 @@ from memrank.measures import (
     evidence_metadata,
 )
 from memrank.system import Document
+from memrank.task import Clearing, Expected, Task
 
 __all__ = ["DIR_VARIABLE", "HEADLINE", "LENGTHS", "MANIFEST", "SLICES", "memorycode"]
 

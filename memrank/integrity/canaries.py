@@ -29,9 +29,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memrank.evaluation import Expected, Task, Unit
 from memrank.measures.evidence import EvidenceTurn, evidence_metadata
 from memrank.system import Document
+from memrank.task import Expected, Task, Unit
 
 __all__ = ["CANARY_CATEGORY", "SHARE", "is_canary", "plant"]
 

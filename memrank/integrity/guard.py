@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memrank.evaluation import Unit
 from memrank.integrity.canaries import counts, plant
 from memrank.integrity.names import WireNames
 from memrank.integrity.told import ToldIndex
 from memrank.system import Document, Recall
+from memrank.task import Unit
 
 __all__ = ["ENDPOINT_ID", "EndpointGuard"]
 

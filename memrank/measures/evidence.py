@@ -53,7 +53,6 @@ from pydantic import BaseModel
 
 from memrank._types import FROZEN
 from memrank.budget import Budget
-from memrank.evaluation import Task
 from memrank.measure import Decider, Measure, Scope, Value
 from memrank.measures.containment import (
     Found,
@@ -66,6 +65,7 @@ from memrank.measures.containment import (
     shown_of,
 )
 from memrank.system import Document
+from memrank.task import Task
 from memrank.trace import Trace
 
 __all__ = [

@@ -12,7 +12,8 @@ import hashlib
 from collections.abc import Sequence
 
 from memrank.errors import UsageError
-from memrank.evaluation import Evaluation, Task
+from memrank.evaluation import Evaluation
+from memrank.task import Task
 
 __all__ = ["limited", "parse_task_ids", "with_tasks"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import memrank
-from memrank.evaluation import Evaluation, Unit
+from memrank.evaluation import Evaluation
 from memrank.evaluations import locomo
 from memrank.integrity.canaries import (
     CANARY_CATEGORY,
@@ -19,6 +19,7 @@ from memrank.integrity.canaries import (
     is_canary,
     plant,
 )
+from memrank.task import Unit
 from tests.endpoints import SECRET
 
 OTHER = bytes(range(1, 17))

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import memrank
-from memrank.evaluation import Evaluation, Expected, Task
+from memrank.evaluation import Evaluation
 from memrank.system import IMAGE_CAPTIONS, Document, ImagePart, ImageURL, TextPart, text_of
+from memrank.task import Expected, Task
 
 _IMAGE = ImagePart(image_url=ImageURL(url="data:image/png;base64,iVBORw0KGgo="))
 

@@ -237,7 +237,10 @@ def test_a_trickling_endpoint_is_reported_within_twice_the_deadline_and_the_rest
 def test_checks_not_run_are_counted_apart_from_failures() -> None:
     outcomes = check(AmlEndpoints.of("http://127.0.0.1:9"), timeout=2)
     assert [o.ran for o in outcomes] == [True] + [False] * (len(outcomes) - 1)
-    assert tally(outcomes) == f"{len(outcomes)} checks: 0 passed, 1 failed, {len(outcomes) - 1} not run"
+    assert (
+        tally(outcomes)
+        == f"{len(outcomes)} checks: 0 passed, 1 failed, {len(outcomes) - 1} not run"
+    )
     assert layout(outcomes).splitlines()[1].startswith("skip  add-echo")
 
 
