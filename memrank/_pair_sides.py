@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from memrank._records import RESULT_SCHEMA, EvaluationRecord, SystemRecord, run_file_data
 from memrank.errors import PairingRefused, ResultFileError
-from memrank.reruns import ByTask, by_task
+from memrank.reruns import ByTask, Checks, by_task, checks_of
 
 if TYPE_CHECKING:
     from memrank.measure import Value
@@ -48,6 +48,8 @@ class Side:
     bookkeeping: frozenset[str] = frozenset()
     """The task-scope measures memrank decides of its own records (words recalled): not scores,
     so a rerun's differences leave them out."""
+    checks: Checks | None = None
+    """The integrity checks the run went through (an endpoint's); None for a run not guarded."""
 
     def by_task(self) -> ByTask:
         return by_task(
@@ -71,6 +73,7 @@ def side_of(result: Result, label: str) -> Side:
         tasks={trace.task.id: trace.task.group for trace in result.traces},
         values=values,
         bookkeeping=bookkeeping,
+        checks=checks_of(result),
     )
 
 
@@ -100,6 +103,7 @@ def side_from_file(path: Path, label: str) -> Side:
         tasks={trace.task.id: trace.task.group for trace in read.traces},
         values=values,
         bookkeeping=bookkeeping,
+        checks=None if read.integrity is None else read.integrity.checks(),
     )
 
 
@@ -127,6 +131,15 @@ class _Value(msgspec.Struct, gc=False):
     decider: str | None = None
 
 
+class _Integrity(msgspec.Struct, gc=False):
+    secret: str
+    traces: list[msgspec.Raw] = []
+    """The canary traces, left unparsed: a reading counts them."""
+
+    def checks(self) -> Checks:
+        return Checks(self.secret, len(self.traces))
+
+
 class _RunFile(msgspec.Struct, gc=False):
     """What a reading reads of a run file; every other field is skipped unparsed."""
 
@@ -136,6 +149,7 @@ class _RunFile(msgspec.Struct, gc=False):
     refusal: str | None = None
     traces: list[_Trace] = []
     values: list[_Value] = []
+    integrity: _Integrity | None = None
 
 
 _DECODER = msgspec.json.Decoder(_RunFile)

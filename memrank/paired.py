@@ -128,7 +128,8 @@ class Paired(BaseModel):
     measures_only_in_b: tuple[str, ...] = ()
     rerun: str | None = None
     """Set when A and B ran one configuration and still differ: the system is not
-    deterministic from run to run (memrank.reruns)."""
+    deterministic from run to run, or the integrity checks planted different canaries in the
+    two runs (memrank.reruns)."""
     differ: str | None = None
     """Set when A and B ran one system class whose records differ (another endpoint, engine
     version or configuration): the reading compares two systems, not a rerun."""
@@ -193,7 +194,11 @@ def paired_sides(a: Side, b: Side) -> Paired:
         tasks_only_in_b=tuple(task for task in b.tasks if task not in a.tasks),
         measures_only_in_a=tuple(m for m in values_a if m not in values_b),
         measures_only_in_b=tuple(m for m in values_b if m not in values_a),
-        rerun=note((a.system, a.evaluation, a.by_task), (b.system, b.evaluation, b.by_task)),
+        rerun=note(
+            (a.system, a.evaluation, a.by_task),
+            (b.system, b.evaluation, b.by_task),
+            checks=(a.checks, b.checks),
+        ),
         differ=differ_note((a.system, a.evaluation), (b.system, b.evaluation)),
         unsure=unsure_note((a.system, a.evaluation), (b.system, b.evaluation)),
     )

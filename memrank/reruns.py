@@ -17,11 +17,18 @@ system behind the same address, and the reading says it cannot tell. Runs of one
 records differ are two systems, and the reading says so; their probe answers count among the
 differences only where neither declares a version (an engine that names its version may answer
 the probe differently run to run, as Hindsight does: a rerun that varies).
+
+An endpoint's runs also differ by memrank's integrity checks (memrank.integrity): a guarded run
+plants canary facts, with their look-alike turns, among its units' documents, drawn from its
+own secret, and those turns compete with the benchmark's for places inside the budget. When one
+of the two runs was guarded and the other not, or both were with different secrets, the note
+says so, with the canaries each planted, since part of the gap is then the checks'.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memrank._records import EvaluationRecord, SystemRecord
@@ -33,7 +40,9 @@ if TYPE_CHECKING:
 __all__ = [
     "PROBE",
     "ByTask",
+    "Checks",
     "by_task",
+    "checks_of",
     "differ_note",
     "differing_tasks",
     "is_rerun",
@@ -48,6 +57,22 @@ PROBE = "probe"
 ByTask = Mapping[str, Mapping[str, float | None]]
 """task id -> measure -> score, memrank's own bookkeeping (latency, words recalled) left out."""
 Records = tuple[SystemRecord, EvaluationRecord]
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a result records of the integrity checks its run went through."""
+
+    secret: str
+    """The run's secret (hex): one secret plants the same canaries."""
+    canaries: int
+    """Canary facts planted, one question each (0 for a retry, whose run's canaries stand)."""
+
+
+def checks_of(result: Result) -> Checks | None:
+    """The checks ``result``'s run went through; None for a run that was not guarded."""
+    integrity = result.integrity
+    return None if integrity is None else Checks(integrity.secret, len(integrity.traces))
 
 
 def is_rerun(a: Result, b: Result) -> bool:
@@ -69,6 +94,7 @@ def rerun_note(a: Result, b: Result) -> str | None:
     return note(
         (a.system, a.evaluation, lambda: _scores_of(a)),
         (b.system, b.evaluation, lambda: _scores_of(b)),
+        checks=(checks_of(a), checks_of(b)),
     )
 
 
@@ -81,20 +107,56 @@ def systems_differ(a: Result, b: Result) -> str | None:
 def note(
     a: tuple[SystemRecord, EvaluationRecord, Callable[[], ByTask]],
     b: tuple[SystemRecord, EvaluationRecord, Callable[[], ByTask]],
+    *,
+    checks: tuple[Checks | None, Checks | None] = (None, None),
 ) -> str | None:
-    """``rerun_note`` from each side's records and scores (however they were read); the scores
-    are asked for only when the two ran one configuration."""
+    """``rerun_note`` from each side's records, scores (however they were read) and integrity
+    checks; the scores are asked for only when the two ran one configuration."""
     if not _one_configuration(a[:2], b[:2]):
         return None
     differing, shared = _differing(a[2](), b[2]())
     if not differing:
         return None
-    return (
+    said = (
         f"A and B ran one configuration of {a[0].name} on {a[1].name} "
-        f"({_evidence(a[0], b[0])}), yet {differing} of {shared} task(s) have different "
-        "scores: the system is not deterministic from run to run, so this gap is its own "
-        "variation, not a change"
+        f"({_evidence(a[0], b[0])}), yet {differing} of {shared} task(s) have different scores"
     )
+    planted = _planted_apart(*checks)
+    if planted is None:
+        return (
+            f"{said}: the system is not deterministic from run to run, so this gap is its own "
+            "variation, not a change"
+        )
+    budget = a[1].budget
+    places = (
+        f"inside the budget of {budget}" if budget and budget.capped else f"in the top {a[1].k}"
+    )
+    return (
+        f"{said}: memrank's integrity checks planted {planted}, told with their look-alike turns "
+        f"among the units' documents, where planted turns compete with the benchmark's for "
+        f"places {places}; the gap comes from those checks, and from the system's own "
+        "variation if it varies, not from a change"
+    )
+
+
+def _planted_apart(a: Checks | None, b: Checks | None) -> str | None:
+    """What the integrity checks planted in each run, as the note says it ("100 canary facts
+    in A's run and none in B's"); None when the two planted alike: none in either, or the
+    same canaries from one secret."""
+    planted_a, planted_b = (0 if c is None else c.canaries for c in (a, b))
+    if not planted_a and not planted_b:
+        return None
+    if planted_a and planted_b:
+        assert a is not None and b is not None
+        if a.secret == b.secret and planted_a == planted_b:
+            return None
+        return (
+            f"{planted_a} canary facts in A's run and {planted_b} others in B's (each from "
+            "its run's own secret)"
+        )
+    if planted_a:
+        return f"{planted_a} canary facts in A's run and none in B's"
+    return f"{planted_b} canary facts in B's run and none in A's"
 
 
 def unsure_note(a: Records, b: Records) -> str | None:

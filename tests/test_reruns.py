@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
+
+from click.testing import CliRunner
 
 import memrank
 from memrank import Document, Recall
+from memrank.cli import main
+from memrank.evaluations import locomo
 from memrank.measures.budget import RecalledWords
 from memrank.reruns import differing_tasks, is_rerun, rerun_note, systems_differ
 from memrank.run import measure
+from memrank.runs.probe import with_probe
 from memrank.systems import WordOverlap
+from memrank.systems.bm25 import BM25Adapter
 from memrank.systems.http import AmlMemory
 from memrank.wire._service import ContractService
 from memrank.wire.serve import serving
@@ -104,3 +111,39 @@ def test_runs_of_one_class_against_two_endpoints_are_two_systems_not_a_rerun() -
     assert f"endpoint: {one!r} vs {two!r}" in reading.differ
     assert "not a rerun: A and B both ran AmlMemory, but the systems differ" in str(reading)
     assert systems_differ(a, a) is None
+
+
+def test_a_rerun_whose_integrity_checks_planted_other_canaries_says_so(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    # BM25 served over the contract ranks the same told documents the same way every time, so
+    # every score that moves between these runs moved because of what the checks planted.
+    smoke = locomo("smoke", path=shared_data / "locomo")
+    with serving(ContractService(BM25Adapter)) as url:
+        runs = []
+        for secret, canaries in ((b"a" * 16, True), (b"b" * 16, True), (b"a" * 16, True)):
+            memory = AmlMemory(url)
+            planted = memrank.run(memory, smoke, secret=secret, canaries=canaries)
+            runs.append(with_probe(memory, planted))  # the evidence of one configuration
+            memory.close()
+        memory = AmlMemory(url)
+        unplanted = memrank.run(memory, smoke, canaries=False)
+        # a run of the endpoint before memrank guarded endpoint runs: no integrity record
+        before = with_probe(memory, unplanted).model_copy(update={"integrity": None})
+        memory.close()
+    first, other, again = runs
+    assert is_rerun(first, other) and is_rerun(first, before)
+    assert differing_tasks(first, again)[0] == 0 and rerun_note(first, again) is None
+    assert differing_tasks(first, other)[0] > 0
+    both = rerun_note(first, other)
+    assert both is not None and "not deterministic" not in both
+    assert "planted 24 canary facts in A's run and 24 others in B's" in both
+    assert "inside the budget of 500 words" in both
+    assert differing_tasks(before, first)[0] > 0
+    one = rerun_note(before, first)
+    assert one is not None and "planted 24 canary facts in B's run and none in A's" in one
+    # memrank pair reads the checks from the saved files, not from the objects
+    a, b = before.save(tmp_path / "a.json"), first.save(tmp_path / "b.json")
+    outcome = CliRunner().invoke(main, ["pair", str(a), str(b)])
+    assert outcome.exit_code == 0, outcome.output
+    assert f"  rerun: {one}" in outcome.output
