@@ -10,7 +10,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memrank.artifacts._scores import scores_path
-from memrank.artifacts._statement_form import SignedInstant, form_problem
+from memrank.artifacts._statement_form import (
+    KINDS,
+    SHA256,
+    TRANSPORTS,
+    SignedInstant,
+    missing_field,
+)
 from memrank.artifacts._timings import RunFiles
 from memrank.evaluation import DatasetBundle
 from memrank.measure import Value
@@ -246,3 +252,36 @@ def statement_of(
         predicateType=PREDICATE_TYPE,
         predicate=predicate,
     )
+
+
+def form_problem(predicate: RunPredicate) -> str | None:
+    """What in ``predicate`` the doc does not allow (a sentence naming the field), or None."""
+    missing = missing_field(predicate, "predicate")
+    if missing is not None:
+        return f"{missing} is missing; every field of a statement is present (null when optional)"
+    system = predicate.system
+    if system.declared_name is None:
+        return "predicate.system.declared_name is null; it is the system's catalog name"
+    if system.kind not in KINDS:
+        return f"predicate.system.kind is {system.kind[:40]!r}, not one of {', '.join(KINDS)}"
+    if system.transport not in TRANSPORTS:
+        return (
+            f"predicate.system.transport is {system.transport[:40]!r}, not one of "
+            f"{', '.join(TRANSPORTS)}"
+        )
+    digests = {
+        "predicate.dataset_bundle.sha256": predicate.dataset_bundle.sha256,
+        "predicate.pipeline.code_sha256": predicate.pipeline.code_sha256,
+    }
+    for index, file in enumerate(predicate.dataset_bundle.files):
+        digests[f"predicate.dataset_bundle.files[{index}].sha256"] = file.sha256
+    for where, digest in digests.items():
+        if not SHA256.fullmatch(digest):
+            return f"{where} is {digest[:70]!r}, not a sha256 (64 lowercase hex digits)"
+    for index, value in enumerate(predicate.summary):
+        if value.task_id is not None or value.group is not None:
+            return (
+                f"predicate.summary[{index}] ({value.measure[:40]!r}) is of a task or a group; "
+                "the summary holds whole-run values, task_id and group null"
+            )
+    return None

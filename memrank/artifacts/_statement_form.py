@@ -13,23 +13,20 @@ from __future__ import annotations
 import functools
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator
 
 from memrank._types import UTCDateTime
 
-if TYPE_CHECKING:
-    from memrank.artifacts._statement import RunPredicate
-
-__all__ = ["KINDS", "TRANSPORTS", "SignedInstant", "form_problem"]
+__all__ = ["KINDS", "SHA256", "TRANSPORTS", "SignedInstant", "missing_field"]
 
 KINDS = ("memory", "model", "retriever", "assistant")
 """The kinds of system a statement names: the classes a system subclasses."""
 TRANSPORTS = ("in-process", "http")
 """How memrank reached the system."""
 _INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _instant(value: object) -> object:
@@ -49,40 +46,7 @@ SignedInstant = Annotated[UTCDateTime, BeforeValidator(_instant)]
 """A timestamp of a statement: only its one spelling is read."""
 
 
-def form_problem(predicate: RunPredicate) -> str | None:
-    """What in ``predicate`` the doc does not allow (a sentence naming the field), or None."""
-    missing = _missing_field(predicate, "predicate")
-    if missing is not None:
-        return f"{missing} is missing; every field of a statement is present (null when optional)"
-    system = predicate.system
-    if system.declared_name is None:
-        return "predicate.system.declared_name is null; it is the system's catalog name"
-    if system.kind not in KINDS:
-        return f"predicate.system.kind is {system.kind[:40]!r}, not one of {', '.join(KINDS)}"
-    if system.transport not in TRANSPORTS:
-        return (
-            f"predicate.system.transport is {system.transport[:40]!r}, not one of "
-            f"{', '.join(TRANSPORTS)}"
-        )
-    digests = {
-        "predicate.dataset_bundle.sha256": predicate.dataset_bundle.sha256,
-        "predicate.pipeline.code_sha256": predicate.pipeline.code_sha256,
-    }
-    for index, file in enumerate(predicate.dataset_bundle.files):
-        digests[f"predicate.dataset_bundle.files[{index}].sha256"] = file.sha256
-    for where, digest in digests.items():
-        if not _SHA256.fullmatch(digest):
-            return f"{where} is {digest[:70]!r}, not a sha256 (64 lowercase hex digits)"
-    for index, value in enumerate(predicate.summary):
-        if value.task_id is not None or value.group is not None:
-            return (
-                f"predicate.summary[{index}] ({value.measure[:40]!r}) is of a task or a group; "
-                "the summary holds whole-run values, task_id and group null"
-            )
-    return None
-
-
-def _missing_field(model: BaseModel, where: str) -> str | None:
+def missing_field(model: BaseModel, where: str) -> str | None:
     """The first field of ``model``, or of a record inside it, that its input left out."""
     names, record_names = _fields(type(model))
     given = model.model_fields_set
@@ -94,7 +58,7 @@ def _missing_field(model: BaseModel, where: str) -> str | None:
         for index, item in items:
             if isinstance(item, BaseModel):
                 at = f"{where}.{name}" if index is None else f"{where}.{name}[{index}]"
-                missing = _missing_field(item, at)
+                missing = missing_field(item, at)
                 if missing is not None:
                     return missing
     return None
