@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple, Protocol
 
-from memrank._clock import elapsed_ms, now_utc, tick
+from memrank._basics import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
 from memrank.evaluation import Evaluation
 from memrank.integrity.guard import EndpointGuard

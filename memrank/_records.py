@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.budget import Budget
 from memrank.errors import ResultFileError
 from memrank.measure import binary_names

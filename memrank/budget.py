@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.errors import UsageError
 from memrank.system import Document
 

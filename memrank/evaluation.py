@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.budget import Budget
 from memrank.measure import Measure
 from memrank.system import Document

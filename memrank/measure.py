@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 
 if TYPE_CHECKING:
     from memrank.trace import Trace

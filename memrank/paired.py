@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Literal, get_args
 import numpy as np
 from pydantic import BaseModel
 
+from memrank._basics import FROZEN
 from memrank._pair_sides import Held, Side, side_of
 from memrank._paired_layout import full_layout, one_screen
 from memrank._records import SystemRecord
-from memrank._types import FROZEN
 from memrank.errors import PairingRefused, UsageError
 from memrank.measures.kinds import declared_binary
 from memrank.reruns import differ_note, note, unsure_note

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from memrank._basics import FROZEN, UTCDateTime
 from memrank._collector import collector_paused
 from memrank._records import (
     PUBLISHED_RESULT_SCHEMA,
@@ -23,7 +24,6 @@ from memrank._records import (
     SystemRecord,
     run_file_data,
 )
-from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import ResultFileError
 from memrank.evaluation import DatasetBundle
 from memrank.integrity.record import IntegrityRecord

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memrank._apply import apply, measures_of
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank._collector import collector_paused
 from memrank._drive import Observer, drive
 from memrank._run_check import refusal, unreadable

@@ -17,7 +17,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from memrank._types import FROZEN, UTCDateTime
+from memrank._basics import FROZEN, UTCDateTime
 
 __all__ = [
     "Assistant",

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from memrank._types import FROZEN, UTCDateTime
+from memrank._basics import FROZEN, UTCDateTime
 from memrank.system import Content, Document
 
 __all__ = ["Clearing", "Expected", "Task", "Unit"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from memrank._types import FROZEN, UTCDateTime
+from memrank._basics import FROZEN, UTCDateTime
 from memrank.budget import Budget, TraceCut, counter_for, cut_to_budget
 from memrank.system import Document, Recall
 from memrank.task import Task

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-from memrank._clock import elapsed_ms, tick
+from memrank._basics import elapsed_ms, tick
 from memrank.answer.measures import answer_measures
 from memrank.answer.names import SYSTEM_ANSWERS
 from memrank.answer.protocols import Protocol, Rendered

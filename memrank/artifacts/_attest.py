@@ -11,7 +11,7 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank._files import write_atomic
 from memrank.artifacts._canonical import canonical_bytes
 from memrank.artifacts._envelope import IN_TOTO_PAYLOAD_TYPE, open_envelope, seal

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from memrank._types import UTCDateTime
+from memrank._basics import UTCDateTime
 from memrank.artifacts._keys import Ed25519PublicKey, keyid_of, public_hex, public_key_from_hex
 from memrank.provenance import Evidence
 from memrank.result import Result

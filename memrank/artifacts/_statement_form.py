@@ -17,7 +17,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator
 
-from memrank._types import UTCDateTime
+from memrank._basics import UTCDateTime
 
 __all__ = ["KINDS", "SHA256", "TRANSPORTS", "SignedInstant", "missing_field"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidSignature
 from pydantic import ValidationError
 
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank._files import read_at_most, write_atomic
 from memrank.artifacts._canonical import canonical_bytes, parse_canonical
 from memrank.artifacts._envelope import Opened, open_envelope, pae, seal

@@ -13,7 +13,7 @@ import numpy as np
 from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, SkipValidation
 
-from memrank._types import UTCDateTime
+from memrank._basics import UTCDateTime
 from memrank.artifacts import Division, Root, RunPredicate
 from memrank.board.cells import Cell, Interval, Overall, Rank
 from memrank.board.config import Column

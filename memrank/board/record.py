@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from memrank._types import UTCDateTime
+from memrank._basics import UTCDateTime
 
 __all__ = ["Change", "RootVersion", "Words"]
 

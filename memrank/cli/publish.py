@@ -133,7 +133,7 @@ def supersede_command(
 def withdraw_command(run_id: str, reason: str, directory: Path) -> None:
     """Take run ID off the board: every envelope signed for it (the approval and each
     correction) leaves runs/ (git keeps their history)."""
-    from memrank._clock import now_utc
+    from memrank._basics import now_utc
     from memrank.runs.registry import find, save_record
 
     record = find(run_id)
@@ -211,7 +211,7 @@ def _sign(
     *,
     supersedes: str | None,
 ) -> None:
-    from memrank._clock import now_utc
+    from memrank._basics import now_utc
     from memrank._files import check_writable
     from memrank.artifacts import attest, keyid_of
     from memrank.cli._preflight import check_signable

@@ -132,7 +132,7 @@ def ls_command(
 
     A run folder whose record cannot be read is listed as corrupt, with the reason.
     """
-    from memrank._clock import now_utc
+    from memrank._basics import now_utc
     from memrank.runs.registry import Corrupt, listing, tasks_done
 
     now = now_utc()
@@ -223,7 +223,7 @@ def rm_command(run_ids: tuple[str, ...]) -> None:
 @click.option("--dry-run", is_flag=True, help="List what would be removed; remove nothing.")
 def prune_command(older_than: str | None, states: tuple[str, ...], dry_run: bool) -> None:
     """Delete the runs that match (never a running one), oldest first, each named."""
-    from memrank._clock import now_utc
+    from memrank._basics import now_utc
     from memrank.runs.registry import all_records, remove
 
     if older_than is None and not states:

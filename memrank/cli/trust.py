@@ -78,7 +78,7 @@ def init_command(
     """Create version 1 of the trust root, signed by the root keys."""
     from pydantic import ValidationError
 
-    from memrank._clock import now_utc
+    from memrank._basics import now_utc
     from memrank._files import check_writable
     from memrank.artifacts import Root, load_public_key
 
@@ -173,7 +173,7 @@ def update_command(
     The new version must be signed by a threshold of the current root keys and a threshold of
     its own; the current version moves to roots/<version>.json.
     """
-    from memrank._clock import now_utc
+    from memrank._basics import now_utc
     from memrank.artifacts import load_public_key, read_root
     from memrank.provenance import Evidence
     from memrank.result import Result

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.measure import Value
 from memrank.trace import Trace
 

@@ -51,7 +51,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.budget import Budget
 from memrank.measure import Decider, Measure, Scope, Value
 from memrank.measures.containment import (

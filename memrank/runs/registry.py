@@ -14,9 +14,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from memrank._clock import now_utc
+from memrank._basics import FROZEN, UTCDateTime, now_utc
 from memrank._files import write_atomic
-from memrank._types import FROZEN, UTCDateTime
 from memrank.errors import UsageError
 from memrank.runs.states import RunState
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank._files import write_atomic
 from memrank.errors import UsageError
 from memrank.runs.registry import (

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank._drive import Observer
 from memrank._files import check_writable, write_atomic
 from memrank.errors import Interrupted, MemrankError, UsageError

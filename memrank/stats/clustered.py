@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.errors import UsageError
 from memrank.stats import kernels
 from memrank.stats.bounded import BOUNDED_METHOD, UNBOUNDED_METHOD, Bounds, bounded_interval

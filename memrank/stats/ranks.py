@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.stats.clustered import LEVEL
 
 __all__ = ["RankRange", "tie_aware_ranks", "wins"]

@@ -7,7 +7,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank.runs.registry import RunRecord, RunState, all_records, run_folder, save_record
 from tests.runs.conftest import memrank_here
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import memrank
-from memrank._clock import now_utc
+from memrank._basics import now_utc
 from memrank.errors import UsageError
 from memrank.runs.journal import Journal, read_journal
 from memrank.runs.progress import Progress

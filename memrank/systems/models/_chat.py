@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel
 
-from memrank._types import FROZEN
+from memrank._basics import FROZEN
 from memrank.errors import ContractError, EndpointError, UsageError
 from memrank.system import Content, Model, text_of
 from memrank.systems.http._client import Auth, HttpClient, Reply, RetryPolicy, checked_url
