@@ -16,7 +16,6 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from memrank._arrays import distinct
 from memrank._forked import in_order, shared
 from memrank.artifacts import VerifiedRun
 from memrank.board.config import Column, Direction
@@ -37,6 +36,7 @@ from memrank.stats import (
     pair_spans,
     tie_aware_ranks,
 )
+from memrank.stats._dist import distinct
 
 __all__ = [
     "PAIRS_APART_LEAST",

@@ -1,5 +1,6 @@
 """The two reference distributions the tests need, in numpy alone: Student's t with an integer
-number of degrees of freedom, and chi-square with one.
+number of degrees of freedom, and chi-square with one; and ``distinct``, the values a table is
+computed once for.
 
 memrank depends on numpy, not scipy, so these are computed here from closed forms (the tests
 cross-check them against scipy). Degrees of freedom are always G - 1 for G clusters, an integer,
@@ -9,13 +10,22 @@ which is what makes the finite series below exact.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
 
-from memrank._arrays import distinct
+__all__ = ["chi2_1_sf", "distinct", "normal_quantile", "t_quantile", "t_two_sided_p"]
 
-__all__ = ["chi2_1_sf", "normal_quantile", "t_quantile", "t_two_sided_p"]
+
+def distinct(values: np.ndarray | Iterable[int]) -> list[int | float]:
+    """The distinct values of ``values`` (any shape), smallest first, as Python numbers.
+
+    Not ``numpy.unique``: a process's first call of it imports ``numpy.ma`` (a twentieth of a
+    second), and the board's building process, which every other process of a build waits on,
+    needs distinct values in several places; counted as a Python set they cost microseconds.
+    """
+    return sorted(set(np.asarray(values).ravel().tolist()))
 
 
 def t_two_sided_p(t: np.ndarray, df: np.ndarray) -> np.ndarray:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from memrank._arrays import distinct
 from memrank.errors import UsageError
+from memrank.stats._dist import distinct
 
 __all__ = ["mcnemar_exact", "mcnemar_exact_many"]
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrank._arrays import distinct
 from memrank.errors import UsageError
+from memrank.stats._dist import distinct
 from memrank.stats.clustered import check_binary, checked_codes, clusters_side_by_side
 from memrank.stats.kernels import binary_p, continuous_p, cr2
 
