@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.cli._answer import JUDGE_VARIABLE, check_judged, judge_spec, seed_option
+from memrank.cli._answer import seed_option
 from memrank.errors import UsageError
+from memrank.runs.answering import JUDGE_VARIABLE, judge_failure, judge_spec
 
 if TYPE_CHECKING:
     from memrank.result import Result
@@ -96,7 +97,9 @@ def measure_command(
     if save_path is not None:
         judged.save(save_path)
         click.echo(f"saved:      {save_path}")
-    check_judged(measures)
+    failure = judge_failure(measures)
+    if failure is not None:
+        raise failure
 
 
 def _protocol_of(result: Result, path: Path) -> str:

@@ -7,7 +7,8 @@ from typing import Any
 
 import click
 
-from memrank.cli._answer import AnswerOptions, answer_options, plan
+from memrank.cli._answer import answer_options
+from memrank.runs.answering import AnswerOptions, answer_plan
 
 __all__ = ["merge_command"]
 
@@ -53,7 +54,7 @@ def merge_command(
     shards = [Result.load(path) for path in shard_paths]
     sources = [str(path) for path in shard_paths]
     whole = evaluation(whole_evaluation_name(shards, sources))
-    stage, whole = plan(AnswerOptions(**answering), whole, shards[0].system.kind)
+    stage, whole = answer_plan(AnswerOptions(**answering), whole, shards[0].system.kind)
     merged = merge(shards, whole, sources, measures_of(whole, stage))
     merged.save(save_path)
     click.echo(summary_text(merged) if summary else str(merged))

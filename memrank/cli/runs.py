@@ -55,8 +55,8 @@ def submit_command(
     `memrank watch ID`, list runs with `memrank runs ls`, stop it with `memrank kill ID`.
     """
     from memrank.catalog import evaluation
+    from memrank.runs.request import Request, check_request
     from memrank.runs.submit import submit
-    from memrank.runs.tracked import Request, check_request
 
     # What can be refused now is refused now, not found later in a log nobody reads: the very
     # checks `memrank run` makes before it starts, and the evaluation's name and material.
@@ -102,7 +102,7 @@ def watch_command(run_id: str, interval: float) -> None:
     elif record.error:
         click.echo(f"{record.state.value}: {record.error}", err=True)
     if record.state in (RunState.INTERRUPTED, RunState.KILLED, RunState.LOST):
-        from memrank.runs.tracked import resume_command
+        from memrank.runs.request import resume_command
 
         click.echo(f"resume with: {resume_command(record)}", err=True)
     code = record.exit_code if record.exit_code is not None else 1
@@ -253,7 +253,7 @@ def show_command(run_id: str, with_result: bool) -> None:
         run_folder,
         tasks_done,
     )
-    from memrank.runs.tracked import resume_command
+    from memrank.runs.request import resume_command
 
     record = find(run_id)
     folder = run_folder(record.id)
@@ -300,8 +300,8 @@ def show_command(run_id: str, with_result: bool) -> None:
 @click.argument("run_id", metavar="ID")
 def kill_command(run_id: str) -> None:
     """Stop running run ID (Ctrl-C first, so its journal keeps what it did; then for good)."""
+    from memrank.runs.request import resume_command
     from memrank.runs.submit import stop
-    from memrank.runs.tracked import resume_command
 
     record = stop(run_id)
     click.echo(f"killed {record.id}; resume with: {resume_command(record)}")

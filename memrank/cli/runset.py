@@ -7,15 +7,15 @@ SIGTERM or SIGHUP stops the pair in flight and prints the command that resumes t
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memrank.errors import Interrupted, MemrankError, UsageError
+from memrank.cli._plan import answering_of, request_of
+from memrank.errors import UsageError
 
 if TYPE_CHECKING:
-    from memrank.result import Result
-    from memrank.runs.registry import RunRecord
     from memrank.runs.runset import Member
 
 __all__ = ["run_many"]
@@ -26,10 +26,14 @@ _ONE_RUN_ONLY = {"save_path": "--save", "retry_failed": "--retry-failed", "shard
 
 def run_many(context: click.Context, given: dict[str, Any]) -> None:
     """Run (or resume) every pair, print one table, exit with the worst pair's code."""
-    from memrank.cli.run import request_of, tracked_run
-    from memrank.runs.registry import save_record
-    from memrank.runs.runset import load_set, names_of, new_set, run_set, set_resume_command
-    from memrank.runs.tracked import new_record
+    from memrank.runs.runset import (
+        check_pairs,
+        load_set,
+        names_of,
+        new_set,
+        run_set,
+        set_resume_command,
+    )
 
     for name, option in _ONE_RUN_ONLY.items():
         if given[name] is not None:
@@ -39,6 +43,8 @@ def run_many(context: click.Context, given: dict[str, Any]) -> None:
             )
     systems = names_of(given["system_name"], "SYSTEM")
     evaluations = names_of(given["evaluation_name"], "EVALUATION")
+    request = request_of(context, given)
+    check_pairs(systems, evaluations, request)
     if given["resume"]:
         the_set = load_set(given["resume"])
         if (the_set.systems, the_set.evaluations) != (systems, evaluations):
@@ -51,38 +57,15 @@ def run_many(context: click.Context, given: dict[str, Any]) -> None:
             "--resume for a run set needs its id (`set-...`), as printed when it stopped"
         )
     else:
-        the_set = new_set(systems, evaluations, request_of(context, given).arguments)
-
-    def pair_given(target: str, evaluation: str) -> dict[str, Any]:
-        return {**given, "system_name": target, "evaluation_name": evaluation}
-
-    def make_record(target: str, evaluation: str) -> RunRecord:
-        return save_record(new_record(request_of(context, pair_given(target, evaluation))))
-
-    def run_pair(
-        target: str, evaluation: str, run_id: str, resuming: bool
-    ) -> tuple[Result | None, RunRecord]:
-        from memrank.runs.registry import find
-
-        click.echo(f"pair:       {target} × {evaluation}", err=True)
-        request = request_of(context, pair_given(target, evaluation))
-        try:
-            result, record, _ = tracked_run(
-                given,
-                request,
-                run_id=None if resuming else run_id,
-                resume=run_id if resuming else None,
-            )
-        except Interrupted as stopped:
-            raise type(stopped)(
-                f"{stopped.message}\nresume the run set with: {set_resume_command(the_set)}"
-            ) from None
-        except MemrankError as failed:  # the pair is recorded failed; the others still run
-            click.echo(f"{target} × {evaluation}: {failed.message}", err=True)
-            return None, find(run_id)
-        return result, record
-
-    members = run_set(the_set, make_record, run_pair)
+        the_set = new_set(systems, evaluations, request.arguments)
+    progress = given["progress"]
+    members = run_set(
+        the_set,
+        request,
+        answering_of(given),
+        progress=sys.stderr.isatty() if progress is None else progress,
+        say=lambda line: click.echo(line, err=True),
+    )
     if given["as_json"]:
         click.echo(json.dumps({"set": the_set.id, "runs": [_row(m) for m in members]}, indent=2))
     else:

@@ -9,22 +9,26 @@ not yet begun start.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, ValidationError
 
 from memrank._basics import FROZEN, UTCDateTime, now_utc
 from memrank._files import write_atomic
-from memrank.errors import UsageError
+from memrank.errors import Interrupted, MemrankError, UsageError
 from memrank.result import Result
-from memrank.runs.registry import RESULT, RunRecord, RunState, find, home, run_folder
+from memrank.runs.answering import AnswerOptions
+from memrank.runs.plan import RunPlan, plan_of
+from memrank.runs.registry import RESULT, RunRecord, RunState, find, home, run_folder, save_record
+from memrank.runs.request import Request, check_request, new_record
+from memrank.runs.tracked import run_tracked
 
 __all__ = [
     "Member",
-    "PairRunner",
-    "RecordMaker",
     "RunSet",
+    "check_pairs",
     "is_set",
     "load_set",
     "names_of",
@@ -60,13 +64,6 @@ class Member:
     record: RunRecord
     result: Result | None
     """None when the run ended without a result (it failed)."""
-
-
-PairRunner = Callable[[str, str, str, bool], "tuple[Result | None, RunRecord]"]
-"""Runs one pair: (system, evaluation, its run's id, whether to resume) -> result, record."""
-
-RecordMaker = Callable[[str, str], RunRecord]
-"""Records a new run of one pair (system, evaluation) before it starts."""
 
 
 def is_set(system: str, evaluation: str) -> bool:
@@ -111,26 +108,66 @@ def load_set(set_id: str) -> RunSet:
         ) from None
 
 
-def run_set(run_set: RunSet, make_record: RecordMaker, run_pair: PairRunner) -> list[Member]:
-    """Every pair of ``run_set`` run (or kept, or resumed) in turn; the set's record names each
-    pair's run before it starts, so an interrupted set resumes."""
+def check_pairs(systems: Sequence[str], evaluations: Sequence[str], request: Request) -> None:
+    """Every pair's run checked before any pair runs: an unknown name, an option a system does
+    not take, is refused (exit 2) with nothing run and nothing recorded."""
+    for target in systems:
+        for evaluation in evaluations:
+            check_request(_pair(request, target, evaluation))
+
+
+def run_set(
+    run_set: RunSet,
+    request: Request,
+    answering: AnswerOptions,
+    *,
+    progress: bool,
+    say: Callable[[str], None],
+) -> list[Member]:
+    """Every pair of ``run_set`` run (or kept, or resumed) in turn, each with the options of
+    ``request``; the set's record names each pair's run before it starts, so an interrupted
+    set resumes. A pair that fails is said and recorded, and the others still run."""
     members = []
     for target in run_set.systems:
         for evaluation in run_set.evaluations:
             key = f"{target} {evaluation}"
+            asked = _pair(request, target, evaluation)
             if key in run_set.runs:
                 earlier = find(run_set.runs[key])
                 if earlier.state is RunState.DONE:
                     result = Result.load(run_folder(earlier.id) / RESULT)
                     members.append(Member(target, evaluation, earlier, result))
                     continue
-                run_id, resuming = earlier.id, True
+                plan = plan_of(asked, answering, resume=earlier.id)
             else:
-                run_id, resuming = make_record(target, evaluation).id, False
-                run_set = _saved(run_set.model_copy(update={"runs": {**run_set.runs, key: run_id}}))
-            result_or_none, record = run_pair(target, evaluation, run_id, resuming)
-            members.append(Member(target, evaluation, record, result_or_none))
+                # the set's process is the run's until its own starts: were it to die first,
+                # the run shows lost (and can be resumed or removed), never running for ever
+                made = save_record(new_record(asked).model_copy(update={"pid": os.getpid()}))
+                run_set = _saved(
+                    run_set.model_copy(update={"runs": {**run_set.runs, key: made.id}})
+                )
+                plan = plan_of(asked, answering, run_id=made.id)
+            say(f"pair:       {target} × {evaluation}")
+            members.append(_member(run_set, plan, progress, say))
     return members
+
+
+def _member(run_set: RunSet, plan: RunPlan, progress: bool, say: Callable[[str], None]) -> Member:
+    target, evaluation = plan.request.target, plan.request.evaluation
+    try:
+        finished = run_tracked(plan, progress=progress, say=say)
+    except Interrupted as stopped:
+        raise type(stopped)(
+            f"{stopped.message}\nresume the run set with: {set_resume_command(run_set)}"
+        ) from None
+    except MemrankError as failed:  # the pair is recorded failed; the others still run
+        say(f"{target} × {evaluation}: {failed.message}")
+        return Member(target, evaluation, find(plan.record.id), None)
+    return Member(target, evaluation, finished.record, finished.result)
+
+
+def _pair(request: Request, target: str, evaluation: str) -> Request:
+    return replace(request, target=target, evaluation=evaluation)
 
 
 def _saved(run_set: RunSet) -> RunSet:

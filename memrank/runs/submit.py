@@ -26,7 +26,7 @@ from memrank.runs.registry import (
     run_folder,
     save_record,
 )
-from memrank.runs.tracked import Request
+from memrank.runs.request import Request
 
 __all__ = ["stop", "submit"]
 

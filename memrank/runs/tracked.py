@@ -1,30 +1,48 @@
 """A run the registry tracks: journaled as it goes, resumable, its result kept in its folder.
 
-``memrank run`` and the background process of ``memrank submit`` both go through
-``run_tracked``. Ctrl-C, SIGTERM and SIGHUP keep the journal and raise ``Interrupted`` (exit
-128 + the signal's number) with the command that resumes, every original option in it; an
-output path is checked before the system is touched.
+``run_tracked(plan)`` owns a run's life and its exit code, as pytest's ``wrap_session`` does a
+session's: it marks the record running, runs the stages (load → journal → run → retry-merge →
+write → headline), and maps every way out to the record and an exit code. Ctrl-C, SIGTERM and
+SIGHUP keep the journal and raise ``Interrupted`` (exit 128 + the signal's number) with the
+command that resumes, every original option in it. ``memrank run`` and the background process
+of ``memrank submit`` both come here with a plan (memrank.runs.plan).
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from memrank._apply import measures_of
 from memrank._basics import now_utc
 from memrank._drive import Observer
 from memrank._files import check_writable, write_atomic
-from memrank.errors import Interrupted, MemrankError, UsageError
+from memrank._system_options import typed_options
+from memrank.answer import AnswerStage, estimate
+from memrank.catalog import evaluation as evaluation_named
+from memrank.catalog import system as system_named
+from memrank.errors import (
+    Interrupted,
+    MemrankError,
+    RefusedRun,
+    RunSuspect,
+    TasksFailedInRun,
+    UsageError,
+)
 from memrank.evaluation import Evaluation
 from memrank.result import Result
+from memrank.run import run
+from memrank.runs.answering import answer_plan, judge_failure
+from memrank.runs.causes import failure_causes, said
 from memrank.runs.journal import Journal
 from memrank.runs.narrow import limited, with_tasks
+from memrank.runs.plan import RunPlan
 from memrank.runs.probe import with_probe
 from memrank.runs.progress import Progress
 from memrank.runs.registry import (
@@ -35,115 +53,82 @@ from memrank.runs.registry import (
     RunState,
     all_records,
     find,
-    new_run_id,
     run_folder,
     runs_dir,
     save_record,
     tasks_done,
 )
+from memrank.runs.request import Request, resume_command
 from memrank.runs.retry import earlier_result, failed_part, retried
-from memrank.runs.shards import Shard, shard_of
+from memrank.runs.shards import shard_of
 from memrank.runs.signals import signals_as_interrupts, stopped_by
 from memrank.runs.summary import headline
 from memrank.runs.tolerance import FailureWatch, parse_failure_limit
 from memrank.runs.watch import watching
-from memrank.system import Memory
+from memrank.system import Memory, System
 
-if TYPE_CHECKING:
-    from memrank.answer import AnswerStage
+__all__ = ["Finished", "run_tracked"]
 
-__all__ = [
-    "Answering",
-    "Request",
-    "check_request",
-    "new_record",
-    "resume_command",
-    "run_tracked",
-    "stopped_run",
-]
-
-Answering = Callable[[Evaluation, str], "tuple[AnswerStage | None, Evaluation]"]
-"""Given the evaluation and the system's kind: the answer stage to run and the evaluation."""
-
-_RESUMABLE = (RunState.INTERRUPTED, RunState.KILLED, RunState.LOST, RunState.FAILED)
+Say = Callable[[str], None]
+"""Told what is happening as it starts (one line each), so nothing is silent for long."""
 
 
 @dataclass(frozen=True)
-class Request:
-    """What to run, as named on the command line."""
+class Finished:
+    """A tracked run that made its result."""
 
-    target: str
-    evaluation: str
-    options: tuple[str, ...] = ()
-    concurrency: int = 4
-    save: Path | None = None
-    place: str | None = None
-    """``local`` or ``none`` (``--on``); None: whatever the system is."""
-    shard: Shard | None = None
-    """Run only this shard of the evaluation (``--shard I/N``); None: all of it."""
-    limit: int | None = None
-    """Run only the first this many tasks (``--limit``), recorded as a slice."""
-    task_ids: tuple[str, ...] | None = None
-    """Run only these tasks (``--tasks``), recorded as a slice."""
-    max_failures: str | None = None
-    """Stop early past this many failed tasks, a count or a share (``--max-failures``)."""
-    retry_failed: str | None = None
-    """The finished run whose failed tasks are run again (``--retry-failed``)."""
-    arguments: tuple[str, ...] = ()
-    """Every option as command-line words: what a resume command repeats."""
+    result: Result
+    record: RunRecord
+    """Its record, done, with the exit code ``ending`` gives."""
+    stage: AnswerStage | None
+    """The answer stage it ran, if any (what it spent is told after the result)."""
+    ending: MemrankError | None
+    """What the command exits with once the result is shown (refused 3, judge failed 8,
+    suspect 11, tasks failed 7); None: it exits 0."""
 
 
-def run_tracked(
-    request: Request,
-    *,
-    run_id: str | None = None,
-    resume: str | None = None,
-    progress: bool = False,
-    answering: Answering | None = None,
-    say: Callable[[str], None] | None = None,
-) -> tuple[Result, RunRecord]:
-    """Run ``request`` under a journal; ``resume`` is a run id or ``""`` for the latest match.
+@dataclass(frozen=True)
+class _Loaded:
+    """What the plan names, made: the system, the part of the evaluation it runs (measured as
+    it will be), the answer stage, and the retried run's result."""
 
-    ``run_id`` names a record made beforehand (by ``memrank submit``). ``progress`` draws the
-    progress line on stderr (redrawn on a terminal, a line per unit elsewhere). ``answering``
-    turns the evaluation and the system's kind into the answer stage to run (or None) and the
-    evaluation as it will be measured. ``say`` is told what is happening as it starts (the
-    run id, loading the evaluation, the system), so nothing is silent for long.
+    system: System
+    evaluation: Evaluation
+    stage: AnswerStage | None
+    earlier: Result | None
+
+
+def run_tracked(plan: RunPlan, *, progress: bool = False, say: Say | None = None) -> Finished:
+    """Run ``plan`` under a journal; its record ends done, failed or interrupted.
+
+    ``progress`` draws the progress line on stderr (redrawn on a terminal, a line per unit
+    elsewhere); ``say`` is told each stage as it starts (the run id, loading, running,
+    measuring, saving) and the answer stage's cost estimate.
     """
     tell = say or (lambda _: None)
-    check_request(request)
     check_writable(
         runs_dir(), option=f"the run registry (move it with {HOME_VARIABLE})", folder=True
     )
-    record = _record(request, run_id, resume)
-    new = resume is None and run_id is None
-    saved = str(request.save.absolute()) if request.save is not None else None
-    _check_save_is_free(record.id, saved)
-    folder = run_folder(record.id)
+    _check_save_is_free(plan.record.id, plan.save)
     record = save_record(
-        record.model_copy(
-            update={"state": RunState.RUNNING, "pid": os.getpid(), "error": None, "saved": saved}
+        plan.record.model_copy(
+            update={
+                "state": RunState.RUNNING,
+                "pid": os.getpid(),
+                "error": None,
+                "saved": str(plan.save) if plan.save is not None else None,
+            }
         )
     )
     tell(f"run:        {record.id}")
     try:
         with signals_as_interrupts():
-            result, record = _go(
-                request,
-                record,
-                folder,
-                resuming=resume is not None,
-                progress=progress,
-                answering=answering,
-                tell=tell,
-            )
+            return _main(plan, record, progress, tell)
     except KeyboardInterrupt as exc:
         raise _stopped(find(record.id), getattr(exc, "signal_number", signal.SIGINT)) from None
     except UsageError:
-        if new:  # a usage error is the command's, not a run's: it leaves no record behind
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        if plan.fresh:  # a usage error is the command's, not a run's: it leaves no record behind
+            shutil.rmtree(run_folder(record.id), ignore_errors=True)
         else:
             save_record(_ended(find(record.id), RunState.FAILED, 2, error="usage error"))
         raise
@@ -154,147 +139,63 @@ def run_tracked(
         error = f"{type(exc).__name__}: {exc}"
         save_record(_ended(find(record.id), RunState.FAILED, 1, error=error))
         raise
-    return result, record
 
 
-def check_request(request: Request) -> None:
-    """What can be refused before anything starts, refused now (exit 2): ``memrank run`` and
-    ``memrank submit`` check exactly this, so a submission never fails later on a usage error."""
-    from memrank._system_options import typed_options
-    from memrank.catalog import system_factory
-
-    typed_options(request.target, request.options)
-    _check_place(request, getattr(system_factory(request.target), "transport", "in-process"))
-    if request.max_failures is not None:
-        parse_failure_limit(request.max_failures, 1)
-    if request.save is not None:
-        check_writable(request.save, option="--save")
-
-
-def resume_command(record: RunRecord) -> str:
-    """The command that goes on with ``record``, every option it was started with in it."""
-    import shlex
-
-    if record.arguments:
-        more = [shlex.quote(word) for word in record.arguments]
-    else:  # a record from before runs kept their arguments
-        more = [f"--option {shlex.quote(option)}" for option in record.options]
-        if record.shard:
-            more.append(f"--shard {record.shard}")
-    words = [record.target, record.evaluation]
-    return " ".join(["memrank run", *map(shlex.quote, words), *more, "--resume", record.id])
+def _main(plan: RunPlan, record: RunRecord, progress: bool, tell: Say) -> Finished:
+    """The stages of a run, in order, each handed what the one before made."""
+    loaded = _load(plan, tell)
+    record = save_record(record.model_copy(update={"tasks": len(loaded.evaluation.tasks)}))
+    journal = _journal(plan, record, loaded)
+    result = _run(plan, record, loaded, journal, progress, tell)
+    result = _merged(loaded, result)
+    if loaded.earlier is not None:
+        record = record.model_copy(update={"tasks": len(result.traces)})
+    tell("saving:     the result")
+    _write(plan, record, result)
+    return _finished(record, loaded, result)
 
 
-def stopped_run(request: Request, resume: str) -> RunRecord:
-    """The stopped run ``--resume`` names: ``resume`` itself, or for ``""`` the latest stopped
-    run of the same system, evaluation, options and shard."""
-    return find(resume) if resume else _record(request, None, resume)
-
-
-def _check_save_is_free(run_id: str, saved: str | None) -> None:
-    """Two runs saving to one path would clobber each other's result silently."""
-    if saved is None:
-        return
-    for other in all_records():
-        if other.id != run_id and other.state is RunState.RUNNING and other.saved == saved:
-            raise UsageError(
-                f"--save {saved}: run {other.id} (still running) saves its result there; "
-                "give another path"
-            )
-
-
-def _shard_text(request: Request) -> str | None:
-    return str(request.shard) if request.shard is not None else None
-
-
-def new_record(request: Request) -> RunRecord:
-    """The record of a new run of ``request`` (not saved yet)."""
-    return RunRecord(
-        id=new_run_id(request.evaluation),
-        target=request.target,
-        evaluation=request.evaluation,
-        options=request.options,
-        arguments=request.arguments,
-        shard=_shard_text(request),
-        created=now_utc(),
-        place=request.place or "local",
-    )
-
-
-def _record(request: Request, run_id: str | None, resume: str | None) -> RunRecord:
-    if resume is None:
-        return find(run_id) if run_id is not None else new_record(request)
-    if resume:
-        record = find(resume)
-        asked = (request.target, request.evaluation, request.options, _shard_text(request))
-        if (record.target, record.evaluation, record.options, record.shard) != asked:
-            raise UsageError(
-                f"run {record.id} is {record.target} on {record.evaluation} with options "
-                f"{list(record.options)}; resume it with: {resume_command(record)}"
-            )
-    else:
-        matching = [
-            r
-            for r in all_records()
-            if (r.target, r.evaluation, r.options, r.shard)
-            == (request.target, request.evaluation, request.options, _shard_text(request))
-            and r.state in _RESUMABLE
-        ]
-        if not matching:
-            raise UsageError(
-                f"no stopped run of {request.target} on {request.evaluation} to resume; "
-                "`memrank runs ls` lists runs"
-            )
-        record = matching[-1]
-    if record.state is RunState.DONE:
-        raise UsageError(f"run {record.id} is done; `memrank runs show {record.id}` shows it")
-    if record.state is RunState.RUNNING:
-        raise UsageError(
-            f"run {record.id} is still running (pid {record.pid}); `memrank kill` it first"
-        )
-    return record
-
-
-def _go(
-    request: Request,
-    record: RunRecord,
-    folder: Path,
-    *,
-    resuming: bool,
-    progress: bool,
-    answering: Answering | None,
-    tell: Callable[[str], None],
-) -> tuple[Result, RunRecord]:
-    from memrank._apply import measures_of
-    from memrank._system_options import typed_options
-    from memrank.catalog import evaluation as evaluation_named
-    from memrank.catalog import system
-    from memrank.run import run
-
+def _load(plan: RunPlan, tell: Say) -> _Loaded:
+    request = plan.request
     tell(f"loading:    the system {request.target}")
-    made = system(request.target, **typed_options(request.target, request.options))
+    made = system_named(request.target, **typed_options(request.target, request.options))
     tell(f"loading:    the evaluation {request.evaluation}")
     evaluation = _part_asked(request, evaluation_named(request.evaluation))
     earlier = None
-    if request.retry_failed is not None:
-        earlier = earlier_result(find(request.retry_failed))
+    if plan.retry_source is not None:
+        earlier = earlier_result(plan.retry_source)
         evaluation = failed_part(evaluation, earlier)
-    stage, evaluation = answering(evaluation, made.kind) if answering else (None, evaluation)
-    record = save_record(record.model_copy(update={"tasks": len(evaluation.tasks)}))
-    journal_path = folder / JOURNAL
-    if resuming and journal_path.is_file():
-        journal = Journal.resume(journal_path, evaluation.version)
-    else:
-        journal = Journal.start(
-            journal_path,
-            request.evaluation,
-            evaluation.version,
-            now_utc(),
-            keeps_tasks=isinstance(made, Memory),  # a memory's units can be resumed part way
-            secret=_secret_for(earlier),
-        )
-    observer = _observer(request, record, evaluation, journal, progress)
-    limits = made.time_limits()
+    stage, evaluation = answer_plan(plan.answering, evaluation, made.kind)
+    if stage is not None:
+        tell(estimate(stage, evaluation.tasks).line())
+    return _Loaded(made, evaluation, stage, earlier)
+
+
+def _journal(plan: RunPlan, record: RunRecord, loaded: _Loaded) -> Journal:
+    path = run_folder(record.id) / JOURNAL
+    if plan.resuming and path.is_file():
+        return Journal.resume(path, loaded.evaluation.version)
+    return Journal.start(
+        path,
+        plan.request.evaluation,
+        loaded.evaluation.version,
+        now_utc(),
+        keeps_tasks=isinstance(loaded.system, Memory),  # a memory's units can resume part way
+        secret=_secret_for(loaded.earlier),
+    )
+
+
+def _run(
+    plan: RunPlan,
+    record: RunRecord,
+    loaded: _Loaded,
+    journal: Journal,
+    progress: bool,
+    tell: Say,
+) -> Result:
+    evaluation = loaded.evaluation
+    observer = _observer(plan.request, record, evaluation, journal, progress)
+    limits = loaded.system.time_limits()
     if limits is not None:  # over the wire: how long anything can take, said before it does
         print(limits, file=sys.stderr, flush=True)
     tell(f"running:    {len(evaluation.tasks)} task(s) in {evaluation.unit_count()} unit(s)")
@@ -302,39 +203,83 @@ def _go(
     redraw = shown.redraw if isinstance(shown, Progress) else None
     try:
         with watching(sys.stderr, redraw):
-            result = run(
-                made,
+            return run(
+                loaded.system,
                 evaluation,
-                concurrency=request.concurrency,
+                concurrency=plan.request.concurrency,
                 observer=observer,
                 started=journal.earlier.started,
                 secret=journal.earlier.secret,
-                canaries=earlier is None or earlier.integrity is None,
-                answer=stage,
+                canaries=loaded.earlier is None or loaded.earlier.integrity is None,
+                answer=loaded.stage,
             )
     finally:
         journal.close()
         if isinstance(shown, Progress):
             shown.finish()
-    if earlier is not None:  # the earlier run's record stands, probe and all
-        result = retried(earlier, result, measures_of(evaluation, stage))
-        record = record.model_copy(update={"tasks": len(result.traces)})
-    else:
-        result = with_probe(made, result)
+
+
+def _merged(loaded: _Loaded, result: Result) -> Result:
+    """A retry merged into the run it retries (whose record stands, probe and all); any other
+    run with its probe answers."""
+    if loaded.earlier is not None:
+        return retried(loaded.earlier, result, measures_of(loaded.evaluation, loaded.stage))
+    return with_probe(loaded.system, result)
+
+
+def _write(plan: RunPlan, record: RunRecord, result: Result) -> None:
+    folder = run_folder(record.id)
     file_bytes = result.to_bytes()  # made once, written to both places
     write_atomic(folder / RESULT, file_bytes)
-    if request.save is not None:
-        write_atomic(request.save, file_bytes)
-    journal_path.unlink()  # the result holds every trace now; the journal was for resuming
-    measure, mean = headline(result, evaluation.headline)
+    if plan.save is not None:
+        write_atomic(plan.save, file_bytes)
+    (folder / JOURNAL).unlink()  # the result holds every trace now; the journal was for resuming
+
+
+def _finished(record: RunRecord, loaded: _Loaded, result: Result) -> Finished:
+    """The record done, with the headline and the exit code the result gives."""
+    measure, mean = headline(result, loaded.evaluation.headline)
+    ending = _ending(result, loaded.stage)
     done = _ended(
         record,
         RunState.DONE,
-        3 if result.refusal is not None else 7 if result.failed else 0,
+        0 if ending is None else ending.exit_code,
         headline=mean,
         headline_measure=measure,
     )
-    return result, save_record(done)
+    return Finished(result, save_record(done), loaded.stage, ending)
+
+
+def _ending(result: Result, stage: AnswerStage | None) -> MemrankError | None:
+    """The first of: refused, the judge failed every call, suspect, tasks failed."""
+    if result.refusal is not None:
+        return RefusedRun(result.refusal)
+    judged = judge_failure(stage.made) if stage is not None else None
+    if judged is not None:
+        return judged
+    if result.integrity is not None and result.integrity.verdict == "suspect":
+        return RunSuspect(
+            f"the run was saved, and its {result.integrity.line}; it cannot be published "
+            "(docs/integrity.md)"
+        )
+    if result.failed:
+        return TasksFailedInRun(
+            f"{len(result.failed)} of {len(result.traces)} task(s) failed: "
+            f"{said(failure_causes(result.failed))}; each failure is recorded on its trace"
+        )
+    return None
+
+
+def _check_save_is_free(run_id: str, save: Path | None) -> None:
+    """Two runs saving to one path would clobber each other's result silently."""
+    if save is None:
+        return
+    for other in all_records():
+        if other.id != run_id and other.state is RunState.RUNNING and other.saved == str(save):
+            raise UsageError(
+                f"--save {save}: run {other.id} (still running) saves its result there; "
+                "give another path"
+            )
 
 
 def _part_asked(request: Request, evaluation: Evaluation) -> Evaluation:
@@ -370,20 +315,6 @@ def _observer(
         stopped = f"its journal is kept; resume with: {resume_command(record)}"
         observer = FailureWatch(observer, limit, stopped)
     return observer
-
-
-def _check_place(request: Request, transport: str) -> None:
-    """``--on none`` is for a system already running; an in-process system runs right here."""
-    if request.place == "none" and transport == "in-process":
-        raise UsageError(
-            f"--on none: {request.target} runs inside memrank, there is nothing already running "
-            "to reach; leave --on out"
-        )
-    if request.place == "local" and transport != "in-process":
-        raise UsageError(
-            f"--on local: memrank does not start {request.target}; start it yourself and "
-            "pass --on none"
-        )
 
 
 def _ended(record: RunRecord, state: RunState, exit_code: int, **more: object) -> RunRecord:

@@ -200,7 +200,7 @@ def test_a_second_run_saving_to_the_path_a_running_run_saves_to_is_refused(
     import os
 
     from memrank.runs.registry import save_record
-    from memrank.runs.tracked import Request, new_record
+    from memrank.runs.request import Request, new_record
 
     saved = tmp_path / "shared.json"
     running = new_record(Request("bm25", "locomo")).model_copy(
