@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from cryptography.exceptions import UnsupportedAlgorithm
@@ -11,7 +12,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from memrank._files import write_atomic
-from memrank.errors import KeyFileError
+from memrank.errors import KeyFileError, UsageError
 
 __all__ = [
     "SIGNING_KEY_VARIABLE",
@@ -105,8 +106,18 @@ def signing_key(path: Path | None) -> Ed25519PrivateKey:
     return private_key_from_pem(pem.encode(), source=SIGNING_KEY_VARIABLE)
 
 
+_KEY_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+"""A plain file stem: no separator to climb out of the folder, no dot first to hide the key."""
+
+
 def generate_key_files(directory: Path, name: str) -> tuple[Path, Path, str]:
-    """Write NAME.pem (private, mode 0600) and NAME.pub.pem; returns both paths and the keyid."""
+    """Write NAME.pem (private, mode 0600) and NAME.pub.pem; returns both paths and the keyid.
+    NAME is a plain file stem, so the private key lands in ``directory`` and nowhere else."""
+    if not _KEY_NAME.fullmatch(name):
+        raise UsageError(
+            f"--name {name!r}: give a plain file stem (letters, digits, '-', '_' and '.', not "
+            "'.' first), so the key is written inside --out"
+        )
     private_path, public_path = directory / f"{name}.pem", directory / f"{name}.pub.pem"
     for path in (private_path, public_path):
         if path.exists():

@@ -22,7 +22,12 @@ def keys_group() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory to write NAME.pem (private, mode 0600) and NAME.pub.pem into.",
 )
-@click.option("--name", default="signing", show_default=True, help="File name stem of the pair.")
+@click.option(
+    "--name",
+    default="signing",
+    show_default=True,
+    help="File name stem of the pair: letters, digits, -, _ and . (not . first).",
+)
 def generate_command(directory: Path, name: str) -> None:
     """Write a new key pair and print its keyid. Keep the private key out of the repository."""
     from memrank._files import check_writable
