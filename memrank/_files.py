@@ -1,6 +1,6 @@
 """Writing files so that nothing is half-written: every file memrank writes goes through here.
 (And ``read_at_most``: reading a file memrank did not write without holding more of it than a
-cap.)
+cap; and ``memrank_cache_dir``: where memrank keeps what it can fetch or compute again.)
 
 ``write_atomic`` writes beside the target, flushes it to disk and renames it into place, so a
 reader (or a crash) sees the old file or the new one, never a part. ``check_writable`` tries
@@ -17,12 +17,19 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
 from memrank.errors import OutputUnwritable
 
-__all__ = ["check_writable", "read_at_most", "write_atomic"]
+__all__ = [
+    "check_writable",
+    "memrank_cache_dir",
+    "read_at_most",
+    "user_cache_dir",
+    "write_atomic",
+]
 
 _CHUNK = 1 << 16
 
@@ -167,3 +174,21 @@ def _sync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(descriptor)
+
+
+_CACHE_DIR_VARIABLE = "MEMRANK_CACHE_DIR"
+
+
+def user_cache_dir() -> Path:
+    """The platform's per-user cache folder (XDG on Linux)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def memrank_cache_dir() -> Path:
+    """``MEMRANK_CACHE_DIR`` when set, else memrank's folder in the user's cache dir."""
+    given = os.environ.get(_CACHE_DIR_VARIABLE)
+    return Path(given).expanduser() if given else user_cache_dir() / "memrank"

@@ -16,8 +16,7 @@ import threading
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from memrank._cachedir import memrank_cache_dir
-from memrank._files import write_atomic
+from memrank._files import memrank_cache_dir, write_atomic
 from memrank.errors import DatasetMismatch
 
 if TYPE_CHECKING:

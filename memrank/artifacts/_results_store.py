@@ -22,8 +22,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from memrank._cachedir import memrank_cache_dir
-from memrank._files import read_at_most, write_atomic
+from memrank._files import memrank_cache_dir, read_at_most, write_atomic
 from memrank.errors import (
     BoardConfigError,
     OversizeFile,

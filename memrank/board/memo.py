@@ -35,8 +35,7 @@ from pathlib import Path
 
 import orjson
 
-from memrank._cachedir import memrank_cache_dir
-from memrank._files import write_atomic
+from memrank._files import memrank_cache_dir, write_atomic
 from memrank.errors import OutputUnwritable
 
 __all__ = ["KEEP_DAYS", "NO_MEMO", "Memo", "folder_digest", "key", "pack_files", "unpack_files"]

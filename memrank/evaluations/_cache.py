@@ -15,8 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrank._cachedir import user_cache_dir
-from memrank._files import write_atomic
+from memrank._files import user_cache_dir, write_atomic
 from memrank.errors import DatasetMismatch, DatasetMissing
 from memrank.evaluation import BundleFile, DatasetBundle, question_counts
 from memrank.task import Task

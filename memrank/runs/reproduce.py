@@ -23,8 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from memrank._cachedir import memrank_cache_dir
-from memrank._files import write_atomic
+from memrank._files import memrank_cache_dir, write_atomic
 from memrank.artifacts import (
     RunFiles,
     Scores,

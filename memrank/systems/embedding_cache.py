@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from memrank._cachedir import user_cache_dir
+from memrank._files import user_cache_dir
 from memrank.errors import UsageError
 
 __all__ = ["CACHE_VARIABLE", "EmbeddingCache", "cache_for", "text_key"]

@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 import memrank
-from memrank._cachedir import user_cache_dir
+from memrank._files import user_cache_dir
 from memrank.answer import AnswerStage, answer_name, protocol
 from memrank.systems.models import model_from_spec
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from memrank._cachedir import memrank_cache_dir
-from memrank._files import write_atomic
+from memrank._files import memrank_cache_dir, write_atomic
 
 __all__ = ["ResponseCache", "cache_key"]
 
