@@ -228,7 +228,7 @@ def prune_command(older_than: str | None, states: tuple[str, ...], dry_run: bool
 
     if older_than is None and not states:
         raise UsageError("runs prune: give --older-than AGE, --state STATE, or both")
-    cutoff = now_utc() - _duration(older_than) if older_than else None
+    cutoff = _cutoff(now_utc(), older_than) if older_than else None
     for record in all_records():
         if record.state is RunState.RUNNING or (states and record.state.value not in states):
             continue
@@ -327,13 +327,19 @@ def _cut(text: str, width: int = _CELL) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _duration(text: str) -> timedelta:
-    """``30d``, ``12h``, ``45m`` as a timedelta; a one-line UsageError otherwise."""
+def _cutoff(now: datetime, text: str) -> datetime:
+    """The moment ``30d``, ``12h`` or ``45m`` before ``now``; a one-line UsageError otherwise,
+    also for an age reaching back before the calendar's first day."""
     units = {"d": "days", "h": "hours", "m": "minutes"}
     number, unit = text[:-1], text[-1:]
     if unit not in units or not number.isdigit():
         raise UsageError(f"--older-than {text!r}: give a whole number and d, h or m, e.g. 30d")
-    return timedelta(**{units[unit]: int(number)})
+    try:
+        return now - timedelta(**{units[unit]: int(number)})
+    except OverflowError:
+        raise UsageError(
+            f"--older-than {text!r}: reaches back before the year 1; give a shorter age, e.g. 3650d"
+        ) from None
 
 
 def _age(now: datetime, then: datetime) -> str:

@@ -7,9 +7,11 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
+
 from memrank._basics import now_utc
 from memrank.runs.registry import RunRecord, RunState, all_records, run_folder, save_record
-from tests.runs.conftest import memrank_here
+from tests.runs.conftest import memrank_cli, memrank_here
 
 
 def _record(name: str, state: RunState, *, days_old: int = 0, target: str = "bm25") -> RunRecord:
@@ -67,3 +69,13 @@ def test_rm_and_prune_remove_what_they_name_and_never_a_running_run(home: Path) 
     assert [r.id for r in all_records()] == [running.id]
     assert memrank_here("runs", "prune").returncode == 2
     assert memrank_here("runs", "prune", "--older-than", "soon").returncode == 2
+
+
+@pytest.mark.parametrize("age", ["1000000000d", "999999999d", "99999999999999999999999999m"])
+def test_prune_refuses_an_age_beyond_the_calendar_in_one_line(home: Path, age: str) -> None:
+    kept = _record("demo", RunState.DONE, days_old=9)
+    outcome = memrank_cli("runs", "prune", "--older-than", age)
+    assert outcome.returncode == 2, outcome.stderr
+    assert outcome.stderr.startswith(f"Error: --older-than {age!r}")
+    assert len(outcome.stderr.splitlines()) == 1 and "Traceback" not in outcome.stderr
+    assert [r.id for r in all_records()] == [kept.id]
