@@ -1,9 +1,7 @@
 """Work split into shares: the first done in this process, the others at the same time in
 forked copies of it, the results in the order of the shares (``in_shares``); or handed out in
 batches to this process and its forked copies, each taking the next as it comes free, when
-items cost unequally (``in_turns``); or one piece of work in a forked copy while this process
-goes on with other work (``meanwhile``; forked at once, it may be held until this process has
-a core to spare), or items taken in order by a forked worker and by this process whenever it
+items cost unequally (``in_turns``); or items taken in order by a forked worker and by this process whenever it
 would wait for one (``in_order``), each leaving what it makes in memory the processes share
 (``shared``).
 
@@ -32,12 +30,10 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 __all__ = [
-    "Pending",
     "cores",
     "in_order",
     "in_shares",
     "in_turns",
-    "meanwhile",
     "shared",
     "split",
 ]
@@ -83,87 +79,20 @@ def shared(size: int) -> mmap.mmap | bytearray:
 def in_shares(
     work: Callable[[Share], Made],
     shares: Sequence[Share],
-    after_mine: Callable[[], None] | None = None,
 ) -> list[Made]:
     """``[work(share) for share in shares]``, the first share here and each other one in a
     forked worker meanwhile. What ``work`` returns from a worker must pickle; an exception it
-    raises there is raised here. ``after_mine()`` is called here as soon as the first share
-    is done, while the workers may still be at theirs."""
+    raises there is raised here."""
     mine, *theirs = shares
     workers = [_Worker.start(work, share) for share in theirs]
     try:
         made = [work(mine)]
-        if after_mine is not None:
-            after_mine()
         made += [worker.result() for worker in workers]
     except BaseException:
         for worker in workers:
             worker.kill()
         raise
     return made
-
-
-class Pending(Generic[Made]):
-    """Work ``meanwhile`` does in a forked worker: call it for the result."""
-
-    def __init__(
-        self, work: Callable[[], Made], worker: _Worker[None, Made] | None, go: int | None
-    ) -> None:
-        self._work, self._worker, self._go = work, worker, go
-
-    def start(self) -> None:
-        """Let a held worker begin; nothing when it has begun or nothing was forked."""
-        if self._go is not None:
-            os.write(self._go, b"+")
-            self._close()
-
-    def __call__(self) -> Made:
-        """The result, once the worker ends (started first if it was held): an exception
-        raised there is raised here; where nothing was forked, the work is done here."""
-        if self._worker is None:
-            return self._work()
-        self.start()
-        return self._worker.result()
-
-    def _end(self) -> None:
-        """Kill the worker unless its result was taken, then let go of the pipe that holds it."""
-        if self._worker is not None:
-            self._worker.kill()
-        self._close()
-
-    def _close(self) -> None:
-        if self._go is not None:
-            os.close(self._go)
-            self._go = None
-
-
-@contextlib.contextmanager
-def meanwhile(work: Callable[[], Made], *, held: bool = False) -> Iterator[Pending[Made]]:
-    """``work()`` in a forked worker while the ``with`` block runs; the block calls what this
-    yields for its result. A ``held`` worker, forked now, waits until the block calls
-    ``start()``: forked before this process holds much that a later fork would copy, it
-    takes a core only once the block has one to spare. Where a fork is not possible, the call
-    for the result does the work here. A worker whose result is not asked for by the end of
-    the block is killed."""
-    if not _forks():
-        yield Pending(work, None, None)
-        return
-    wait, go = os.pipe() if held else (None, None)
-
-    def begin(_: object) -> Made:
-        if go is not None and wait is not None:
-            os.close(go)
-            if not os.read(wait, 1):  # the pipe closed unused: the block ended without it
-                raise RuntimeError("a held worker was never started")
-        return work()
-
-    pending = Pending(work, _Worker.start(begin, None), go)
-    if wait is not None:
-        os.close(wait)
-    try:
-        yield pending
-    finally:
-        pending._end()
 
 
 @contextlib.contextmanager

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import mmap
 import os
@@ -180,102 +179,8 @@ def test_in_turns_below_the_least_works_everything_here(monkeypatch: pytest.Monk
     assert made == [(os.getpid(), 1), (os.getpid(), 2), (os.getpid(), 3)]
 
 
-def test_meanwhile_works_in_another_process_while_the_block_goes_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    with _forked.meanwhile(os.getpid) as theirs:
-        here = os.getpid()
-        assert theirs() != here
-    monkeypatch.setattr(_forked, "cores", lambda: 1)
-    with _forked.meanwhile(os.getpid) as theirs:  # no second core: done here
-        assert theirs() == os.getpid()
-
-
-def _slow_pid(pid_file: Path) -> None:
-    pid_file.write_text(str(os.getpid()))
-    time.sleep(60)
-
-
-def test_meanwhile_kills_its_worker_when_the_block_fails_or_never_asks(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    for n, failing in enumerate((True, False)):
-        pid_file = tmp_path / f"worker-{n}.pid"
-        with (
-            contextlib.suppress(ValueError),
-            _forked.meanwhile(functools.partial(_slow_pid, pid_file)),
-        ):
-            while not pid_file.exists() or not pid_file.read_text():
-                time.sleep(0.01)
-            if failing:
-                raise ValueError("the block failed")
-        assert _gone(int(pid_file.read_text()), within=0.5)
-
-
-def test_meanwhile_raises_here_what_the_worker_raised(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    with (
-        pytest.raises(ValueError, match=r"odd share \[3\]"),
-        _forked.meanwhile(lambda: _refuse_odd([3])) as theirs,
-    ):
-        theirs()
-
-
-def _mark_and_pid(marker: Path) -> int:
-    marker.write_text("worked")
-    return os.getpid()
-
-
-@pytest.mark.parametrize("started", [True, False], ids=["started", "asked"])
-def test_a_held_worker_works_once_started_or_asked_for_its_result(
-    started: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    marker = tmp_path / "worked"
-    with _forked.meanwhile(functools.partial(_mark_and_pid, marker), held=True) as pending:
-        time.sleep(0.3)  # time enough for a worker that did not wait to have worked
-        assert not marker.exists()
-        if started:
-            pending.start()
-            pending.start()  # a second start changes nothing
-        assert pending() != os.getpid()
-    assert marker.exists()
-
-
-def test_a_held_worker_never_started_never_works(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    marker = tmp_path / "worked"
-    with _forked.meanwhile(functools.partial(_mark_and_pid, marker), held=True):
-        pass
-    time.sleep(0.3)
-    assert not marker.exists()
-
-
-def _sleep_then_mark(marker: Path, share: int) -> int:
-    if share:  # a worker's share: slow, then marked done
-        time.sleep(0.5)
-        marker.write_text("done")
-    return share
-
-
-def test_after_mine_is_called_once_this_process_share_is_done_while_workers_work(
-    tmp_path: Path,
-) -> None:
-    marker, seen = tmp_path / "worker-done", []
-    made = _forked.in_shares(
-        functools.partial(_sleep_then_mark, marker),
-        [0, 1],
-        after_mine=lambda: seen.append(marker.exists()),
-    )
-    assert made == [0, 1] and seen == [False] and marker.exists()
-
-
-def _pid_into(memory: mmap.mmap | bytearray) -> int:
-    memory[:4] = os.getpid().to_bytes(4, "little")
+def _pid_into(memory: mmap.mmap | bytearray, share: int) -> int:
+    memory[4 * share : 4 * share + 4] = os.getpid().to_bytes(4, "little")
     return os.getpid()
 
 
@@ -283,16 +188,12 @@ def test_what_a_worker_leaves_in_shared_memory_is_read_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(_forked, "cores", lambda: 2)
-    memory = _forked.shared(4)
-    with _forked.meanwhile(functools.partial(_pid_into, memory)) as theirs:
-        worker = theirs()
-    assert worker != os.getpid()
-    assert int.from_bytes(memory[:4], "little") == worker
-    monkeypatch.setattr(_forked, "cores", lambda: 1)  # nothing forked: plain memory, done here
-    memory = _forked.shared(4)
-    with _forked.meanwhile(functools.partial(_pid_into, memory)) as theirs:
-        assert theirs() == os.getpid()
-    assert int.from_bytes(memory[:4], "little") == os.getpid()
+    memory = _forked.shared(8)
+    here, worker = _forked.in_shares(functools.partial(_pid_into, memory), [0, 1])
+    assert here == os.getpid() != worker
+    assert int.from_bytes(memory[4:8], "little") == worker
+    monkeypatch.setattr(_forked, "cores", lambda: 1)  # no fork to share with: plain memory
+    assert isinstance(_forked.shared(8), bytearray)
 
 
 def _note_pid(memory: mmap.mmap | bytearray, item: int) -> None:

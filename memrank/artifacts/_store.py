@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -76,7 +76,6 @@ def verify_directory(
     store: ResultsStore | None = None,
     deep: bool = False,
     known_good: set[str] | None = None,
-    spare: Callable[[], None] | None = None,
 ) -> Verification:
     """Verify every ``runs/*.json`` in ``directory`` against its ``root.json`` (or ``trust``).
 
@@ -87,7 +86,7 @@ def verify_directory(
     build's memo): their signatures, statement and the scores file's digest are still checked,
     but the file is not checked again for form and agreement with the statement, and is parsed
     only when ``VerifiedRun.scores`` is first read; each artifact whose scores file passes is
-    added. ``spare`` is called as ``verify_all`` says.
+    added.
     """
     if trust is None:
         trust = load_trust(directory / ROOT, anchor=anchor, now=now)
@@ -97,7 +96,6 @@ def verify_directory(
         store=store,
         deep=deep,
         known_good=known_good,
-        spare=spare,
     )
 
 
@@ -108,14 +106,8 @@ def verify_all(
     store: ResultsStore | None = None,
     deep: bool = False,
     known_good: set[str] | None = None,
-    spare: Callable[[], None] | None = None,
 ) -> Verification:
-    """Verify each envelope file, then refuse runs whose run_id conflicts.
-
-    ``spare()``, when given, is called as soon as the verifying leaves this process a core to
-    spare: at once when it all runs in this process, else when this process's own share is
-    done, while the forked workers finish theirs and send their runs back (a build starts
-    the work that needs no artifact then)."""
+    """Verify each envelope file, then refuse runs whose run_id conflicts."""
     unique: dict[str, Path] = {}
     for path in paths:
         unique.setdefault(os.path.abspath(path), path)
@@ -123,11 +115,8 @@ def verify_all(
     refusals: list[Refusal] = []
     job = _Job(trust, store, deep, known_good)
     shares = split(list(unique.values()), SHARE_LEAST)
-    if spare is not None and len(shares) < 2:
-        spare()
-        spare = None
     with collector_paused():
-        made = in_shares(job.verify_share, shares, after_mine=spare)
+        made = in_shares(job.verify_share, shares)
     for outcomes, newly_good in made:
         for outcome in outcomes:
             if isinstance(outcome, VerifiedRun):

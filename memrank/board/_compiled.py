@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from jinja2.bccache import Bucket, BytecodeCache
 
 __all__ = ["COMPILED_IN_THIS_PROCESS"]
@@ -24,15 +22,6 @@ class _InProcessBytecodeCache(BytecodeCache):
 
     def dump_bytecode(self, bucket: Bucket) -> None:
         self._held[bucket.key] = bucket.bytecode_to_string()
-
-    def entries(self) -> dict[str, bytes]:
-        """Every template compiled so far, by jinja2's key: what a forked process that
-        compiled them sends back."""
-        return dict(self._held)
-
-    def keep(self, entries: Mapping[str, bytes]) -> None:
-        """Hold what another process compiled (``entries`` of its cache)."""
-        self._held.update(entries)
 
 
 COMPILED_IN_THIS_PROCESS = _InProcessBytecodeCache()

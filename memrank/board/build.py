@@ -1,84 +1,59 @@
-"""Verified runs + board.toml -> the Board: rows, cells with intervals, tie-aware ranks,
-evaluation pages, run pages and the board's history.
+"""The build's fifth stage: the Board, assembled from the placed runs and their columns: rows
+with their cells and tie-aware ranks, tracks, evaluation pages, run pages and the board's
+history.
 
 Nothing here runs a system or reads an unverified byte: every number comes from a verified
-run's scores (``memrank.board.reading``), and each column is read once for all its rows, so
-the work grows with the runs, never with their pairs.
+run's scores, read by the stage before (``memrank.board.columns``).
 """
 
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from memrank.artifacts import Division, Root, VerifiedRun
+from memrank.artifacts import Division, VerifiedRun
 from memrank.board import urls
 from memrank.board.changelog import changes
-from memrank.board.columns import column_parts
-from memrank.board.compare import Shown
-from memrank.board.config import BoardConfig, Column, Direction, TrackConfig
-from memrank.board.field import FieldPage
-from memrank.board.lookalikes import look_alikes
-from memrank.board.memo import NO_MEMO, Memo
-from memrank.board.model import Board, Cell, DocPage, EvaluationPage, Identity, Row, Track
+from memrank.board.columns import ColumnPart, standing
+from memrank.board.load import Inputs
+from memrank.board.model import Board, DocPage, Row, Shown, Track
 from memrank.board.overall import overall_of
 from memrank.board.pages import RunLinks, histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
+from memrank.board.rows import Placed, TrackRows
 from memrank.errors import BoardConfigError
 from memrank.provenance import Evidence
 
-__all__ = ["build_board", "source_date"]
+__all__ = ["assemble", "source_date"]
 
 
-def build_board(
-    config: BoardConfig,
-    runs: Sequence[VerifiedRun],
-    trust: Root,
+def assemble(
+    inputs: Inputs,
+    placed: Placed,
+    columns: Mapping[str, Sequence[ColumnPart]],
     docs: tuple[DocPage, ...],
     updated: datetime | None,
-    identities: Mapping[str, Identity] | None = None,
-    memo: Memo = NO_MEMO,
-    roots: Sequence[Root] = (),
-    stored: frozenset[str] = frozenset(),
-    field: FieldPage | None = None,
 ) -> Board:
-    """The Board for ``runs`` (already verified) as ``config`` lays it out; ``memo`` may hold
-    each column's all-pairs matrices from an earlier build; ``stored`` lists the result files
-    the results store is known to hold (only those are linked); ``field`` is the page of the
-    field's published numbers, shown beside the board as it is."""
-    identities = identities or {}
-    links = RunLinks(identities)
-    runs = sorted(runs, key=lambda run: run.artifact_id)
-    superseded = {
-        run.predicate.supersedes: run.artifact_id for run in runs if run.predicate.supersedes
-    }
-    notes: dict[str, str] = {
-        old: "corrected by a later artifact, which the table shows instead" for old in superseded
-    }
-    notes |= look_alikes([run for run in runs if run.artifact_id not in notes], identities)
-    current = [run for run in runs if run.artifact_id not in notes]
+    """The Board of the ``placed`` runs, each track's ``columns`` read (by track name), with
+    the documentation pages ``docs``; ``updated`` is the build's date (None: the newest run's)."""
+    config, identities, runs = inputs.config, inputs.identities, placed.runs
     tracks, evaluations = [], []
     shown: dict[str, Shown] = {}
-    for name, track in config.tracks.items():
-        built = _track(name, track, current, links, memo)
-        tracks.append(built.track)
-        evaluations += built.evaluations
-        notes.update(built.notes)
-        shown.update(built.shown)
-    for run in current:
-        if run.predicate.track not in config.tracks:
-            notes[run.artifact_id] = f"track {run.predicate.track!r} is not in board.toml"
+    for rows in placed.tracks:
+        parts = columns[rows.name]
+        tracks.append(_track(rows, parts, placed.links))
+        evaluations += [part.evaluation for part in parts if part.evaluation is not None]
+        for part in parts:
+            shown.update(part.shown)
     pages = tuple(
         run_page(
             run,
             identities.get(run.predicate.system.name),
-            superseded.get(run.artifact_id),
+            placed.superseded.get(run.artifact_id),
             shown.get(run.artifact_id),
             config.site.results_store,
-            stored,
+            inputs.stored,
         )
         for run in runs
     )
@@ -90,17 +65,17 @@ def build_board(
         tracks=tuple(tracks),
         runs=pages,
         evaluations=tuple(evaluations),
-        changes=changes(runs, links),
+        changes=changes(runs, placed.links),
         unlisted=tuple(
-            run_link(run, identities, note=notes[run.artifact_id])
+            run_link(run, identities, note=placed.notes[run.artifact_id])
             for run in runs
-            if run.artifact_id in notes
+            if run.artifact_id in placed.notes
         ),
         docs=docs,
-        trust=trust,
-        roots=root_history(roots),
-        histories=histories(pages, [links(run) for run in runs]),
-        field=field,
+        trust=inputs.trust.root,
+        roots=root_history(inputs.trust.chain),
+        histories=histories(pages, [placed.links(run) for run in runs]),
+        field=inputs.field,
     )
 
 
@@ -120,48 +95,10 @@ def source_date() -> datetime | None:
 # -- tracks -------------------------------------------------------------------------------------
 
 
-RowKey = tuple[str, str, str, str]
-"""System name, version ("" when unstated), division, evidence: what makes a row."""
-
-
-@dataclass(frozen=True)
-class _Built:
-    track: Track
-    evaluations: list[EvaluationPage]
-    notes: dict[str, str]
-    """Why each of the track's runs that no row shows is left out."""
-    shown: dict[str, Shown]
-    """Per artifact id shown in a row: its cell, column and comparisons."""
-
-
-def _row_key(run: VerifiedRun) -> RowKey:
-    p = run.predicate
-    return (p.system.name, p.system.version or "", p.division.value, p.evidence.value)
-
-
-def _track(
-    name: str,
-    track: TrackConfig,
-    runs: Sequence[VerifiedRun],
-    links: RunLinks,
-    memo: Memo,
-) -> _Built:
-    """The track's table, its evaluation pages, and a note for each run the table leaves out."""
-    placed, notes = _place(name, track, runs)
-    keys = sorted(placed)
-    rows_named = ["\x1f".join(key) for key in keys]
-    row_keys = [urls.slug(" ".join(key)) for key in keys]
-    # Each evaluation page in its own column's standing, best first: for the ranking column
-    # that is the track's order, and a column's page depends on nothing but the column.
-    parts = column_parts(
-        name,
-        track.columns,
-        rows_named,
-        [[placed[key].get(column.evaluation) for key in keys] for column in track.columns],
-        links,
-        memo,
-        lambda part: _standing(part.cells, part.column, row_keys),
-    )
+def _track(placing: TrackRows, parts: Sequence[ColumnPart], links: RunLinks) -> Track:
+    """The track's table: its rows in the ranking column's standing, each with its cells."""
+    name, track, keys, row_keys = placing.name, placing.config, placing.keys, placing.slugs
+    placed = placing.placed
     cells = [part.cells for part in parts]
     ranking = track.ranking_column
     ranked_by = next(
@@ -193,9 +130,9 @@ def _track(
             )
         )
     order = (
-        _standing(cells[ranked_by], track.columns[ranked_by], row_keys)
+        standing(cells[ranked_by], track.columns[ranked_by], row_keys)
         if ranked_by is not None
-        else _standing(None, None, row_keys)
+        else standing(None, None, row_keys)
     )
     evaluations = [part.evaluation for part in parts if part.evaluation is not None]
     overall, overall_cells = overall_of(
@@ -205,31 +142,23 @@ def _track(
         row.model_copy(update={"overall": cell})
         for row, cell in zip(rows, overall_cells, strict=True)
     ]
-    shown: dict[str, Shown] = {}
-    for part in parts:
-        shown.update(part.shown)
-    return _Built(
-        track=Track(
-            name=name,
-            title=track.title,
-            description=track.description,
-            path=urls.track(name),
-            csv_path=urls.track_data(name, "csv"),
-            json_path=urls.track_data(name, "json"),
-            columns=track.columns,
-            evaluations=tuple(
-                urls.evaluation(name, part.column.evaluation) if part.has_runs else None
-                for part in parts
-            ),
-            notices=tuple(f"{part.column.title}: {part.notice}" for part in parts if part.notice),
-            overall=overall,
-            ranking_column=ranking.title if ranking else None,
-            rows=tuple(rows[i] for i in order),
-            usage=any(row.tokens is not None or row.cost_usd is not None for row in rows),
+    return Track(
+        name=name,
+        title=track.title,
+        description=track.description,
+        path=urls.track(name),
+        csv_path=urls.track_data(name, "csv"),
+        json_path=urls.track_data(name, "json"),
+        columns=track.columns,
+        evaluations=tuple(
+            urls.evaluation(name, part.column.evaluation) if part.has_runs else None
+            for part in parts
         ),
-        evaluations=evaluations,
-        notes=notes,
-        shown=shown,
+        notices=tuple(f"{part.column.title}: {part.notice}" for part in parts if part.notice),
+        overall=overall,
+        ranking_column=ranking.title if ranking else None,
+        rows=tuple(rows[i] for i in order),
+        usage=any(row.tokens is not None or row.cost_usd is not None for row in rows),
     )
 
 
@@ -245,58 +174,3 @@ def _summary(run: VerifiedRun, name: str) -> float | None:
     """The run's signed whole-run value ``name``, or None when it records none."""
     found = [v.value for v in run.predicate.summary if v.measure == name]
     return found[0] if len(found) == 1 else None
-
-
-def _place(
-    name: str, track: TrackConfig, runs: Sequence[VerifiedRun]
-) -> tuple[dict[RowKey, dict[str, VerifiedRun]], dict[str, str]]:
-    """The run each row shows in each column (by evaluation), and why the track's other runs
-    are not shown."""
-    notes: dict[str, str] = {}
-    shown: dict[RowKey, dict[str, VerifiedRun]] = defaultdict(dict)
-    columns = {column.evaluation: column for column in track.columns}
-    mine = [run for run in runs if run.predicate.track == name]
-    # Oldest first, so a newer run of the same row and column replaces an older one.
-    for run in sorted(mine, key=lambda r: (r.predicate.issued_at, r.artifact_id)):
-        evaluation = run.predicate.evaluation
-        column = columns.get(evaluation.name)
-        if column is None:
-            notes[run.artifact_id] = f"{evaluation.name} is not a column of the {name} track"
-            continue
-        if evaluation.version != column.version:
-            notes[run.artifact_id] = (
-                f"the {column.title} column shows {column.version}; this run is of "
-                f"{evaluation.version}"
-            )
-            continue
-        row = shown[_row_key(run)]
-        if column.evaluation in row:
-            notes[row[column.evaluation].artifact_id] = (
-                "the same system version has a newer run of this evaluation, which the table shows"
-            )
-        row[column.evaluation] = run
-    return shown, notes
-
-
-def _standing(
-    cells: Sequence[Cell | None] | None, column: Column | None, keys: Sequence[str]
-) -> list[int]:
-    """Row positions best first on ``column`` (its ``cells`` by position; None: no column):
-    best rank first, then the better value, then by row key (``keys``, by position), the
-    same order every build."""
-    higher = column is None or column.direction is Direction.HIGHER
-
-    def standing(position: int) -> tuple[bool, int, bool, float, str]:
-        cell = cells[position] if cells is not None else None
-        number = cell.value.value if cell is not None else None
-        rank = cell.rank if cell is not None else None
-        better_first = 0.0 if number is None else (-number if higher else number)
-        return (
-            rank is None,
-            rank.best if rank else 0,
-            number is None,
-            better_first,
-            keys[position],
-        )
-
-    return sorted(range(len(keys)), key=standing)

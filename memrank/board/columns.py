@@ -1,5 +1,5 @@
-"""One column of a track as the build needs it: each row's cell, what each run page says about
-the column, and the column's evaluation page.
+"""The build's fourth stage: every column read, each row's cell, what each run page says about
+the column, and the column's evaluation page (``columns_of``).
 
 A column is read from its runs' verified scores (``memrank.board.reading``), or taken from the
 memo when an earlier build read the very same runs: its key is a digest of the track and column
@@ -17,15 +17,16 @@ from pydantic import BaseModel
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
-from memrank.board.compare import Shown, cell_of, evaluation_page, shown_in
-from memrank.board.config import Column
+from memrank.board.compare import cell_of, evaluation_page, shown_in
+from memrank.board.config import Column, Direction
 from memrank.board.memo import Memo, key, pack_files, unpack_files
-from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink
+from memrank.board.model import Cell, Comparison, EvaluationPage, Identity, RunLink, Shown
 from memrank.board.notes import budget_note
 from memrank.board.pages import RunLinks
 from memrank.board.reading import ColumnReading, read_column, read_columns
+from memrank.board.rows import Placed, TrackRows
 
-__all__ = ["ColumnPart", "column_parts"]
+__all__ = ["ColumnPart", "columns_of", "standing"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,49 @@ class _Stored(BaseModel):
             )
             for artifact, stored in self.shown.items()
         }
+
+
+def columns_of(placed: Placed, memo: Memo) -> dict[str, list[ColumnPart]]:
+    """By track name, the part of each of its columns, in board.toml's order."""
+    return {rows.name: _parts_of(rows, placed.links, memo) for rows in placed.tracks}
+
+
+def _parts_of(rows: TrackRows, links: RunLinks, memo: Memo) -> list[ColumnPart]:
+    # Each evaluation page in its own column's standing, best first: for the ranking column
+    # that is the track's order, and a column's page depends on nothing but the column.
+    return column_parts(
+        rows.name,
+        rows.config.columns,
+        ["\x1f".join(key) for key in rows.keys],
+        [rows.column_runs(column.evaluation) for column in rows.config.columns],
+        links,
+        memo,
+        lambda part: standing(part.cells, part.column, rows.slugs),
+    )
+
+
+def standing(
+    cells: Sequence[Cell | None] | None, column: Column | None, keys: Sequence[str]
+) -> list[int]:
+    """Row positions best first on ``column`` (its ``cells`` by position; None: no column):
+    best rank first, then the better value, then by row key (``keys``, by position), the
+    same order every build."""
+    higher = column is None or column.direction is Direction.HIGHER
+
+    def standing(position: int) -> tuple[bool, int, bool, float, str]:
+        cell = cells[position] if cells is not None else None
+        number = cell.value.value if cell is not None else None
+        rank = cell.rank if cell is not None else None
+        better_first = 0.0 if number is None else (-number if higher else number)
+        return (
+            rank is None,
+            rank.best if rank else 0,
+            number is None,
+            better_first,
+            keys[position],
+        )
+
+    return sorted(range(len(keys)), key=standing)
 
 
 def column_parts(

@@ -8,7 +8,6 @@ run page's comparison table and the compare-two data are rows of its matrices.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,38 +20,18 @@ from memrank.board.model import (
     EvaluationPage,
     Rank,
     RunLink,
-    Undecided,
+    Shown,
 )
 from memrank.board.pages import RunLinks, undecided_of
 from memrank.board.reading import ColumnReading, Headline
 from memrank.stats import LEVEL
 
-__all__ = ["NEAREST", "Shown", "cell_of", "evaluation_page", "shown_in"]
+__all__ = ["NEAREST", "cell_of", "evaluation_page", "shown_in"]
 
 NEAREST = 10
 """Separated runs a run page lists on each side of it, nearest first; and the tied runs it
 lists, nearest in standing first (more ties are counted, not listed: on a crowded board most
 close systems tie, and a page listing them all grows with the board)."""
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What a run page says about the column its run is shown in."""
-
-    cell: Cell
-    column: str
-    categories: tuple[CategoryRow, ...]
-    comparisons: tuple[Comparison, ...]
-    more_better: int
-    """Runs significantly better that the page does not list (beyond the nearest)."""
-    more_worse: int
-    more_tied: int
-    """Runs tied with it that the page does not list (beyond the nearest)."""
-    evaluation: str
-    undecided: tuple[Undecided, ...] = ()
-    """The run's undecided values, per measure and reason (``pages.undecided_of``)."""
-    source: str = ""
-    """The digest of the column reading it comes from (``ColumnPart.key``)."""
 
 
 def cell_of(

@@ -1,38 +1,37 @@
-"""What a build starts from: board.toml, the trust root, and every envelope verified against it.
+"""The build's first stage: what it starts from, before any envelope is read.
 
-The verifier is memrank.artifacts' own (what ``memrank verify`` runs): a refused artifact,
-a development observation among them, is reported with its reason and never reaches a page.
+board.toml (how the board is laid out), the trust root and its chain, artifacts/systems.toml
+(who each system is), artifacts/results-store.json (which result files the store holds) and
+artifacts/field.toml (the field's published numbers); the envelopes are the next stage's
+(``memrank.board.verify``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from memrank.artifacts import Root, Verification, held_by_store, load_trust, verify_directory
+from memrank.artifacts import TrustRoot, held_by_store, load_trust
 from memrank.board.config import BoardConfig
 from memrank.board.config import load as load_config
 from memrank.board.field import FIELD_TOML, FieldPage, load_field
 from memrank.board.identity import SYSTEMS_TOML, load_identities
-from memrank.board.memo import NO_MEMO, Memo
 from memrank.board.model import Identity
 
-__all__ = ["BOARD_TOML", "Loaded", "load"]
+__all__ = ["BOARD_TOML", "ROOT_JSON", "Inputs", "load"]
 
 BOARD_TOML = "board.toml"
 ROOT_JSON = "root.json"
 
 
 @dataclass(frozen=True)
-class Loaded:
-    """The inputs of a build, every artifact already verified or refused."""
+class Inputs:
+    """What a build is made from besides the envelopes."""
 
     config: BoardConfig
-    trust: Root
-    roots: tuple[Root, ...]
-    """Every trust-root version the chain walk verified, oldest first, ending with ``trust``."""
-    verification: Verification
+    trust: TrustRoot
+    """The newest trust root, every envelope is verified against, with the chain of versions
+    walked to it."""
     identities: dict[str, Identity]
     """artifacts/systems.toml: who each system is, by signed name."""
     stored: frozenset[str]
@@ -41,25 +40,12 @@ class Loaded:
     """artifacts/field.toml: the field's published numbers, when the file is there."""
 
 
-def load(artifacts: Path, memo: Memo = NO_MEMO, spare: Callable[[], None] | None = None) -> Loaded:
-    """Read ``artifacts/board.toml``, ``systems.toml`` and ``field.toml``, and verify every
-    ``artifacts/runs/*.json`` against ``artifacts/root.json``; a trust root that cannot be
-    trusted raises. ``memo`` remembers which artifacts' scores files passed every check;
-    ``spare()`` is called once the verifying leaves a core to spare (``verify_all``)."""
-    config = load_config(artifacts / BOARD_TOML)
-    trust = load_trust(artifacts / ROOT_JSON)
-    entry = memo.entry("artifacts whose scores file passed every check")
-    known = memo.get(entry)
-    known_good = set(known.decode().split()) if known else set()
-    before = len(known_good)
-    verification = verify_directory(artifacts, trust, known_good=known_good, spare=spare)
-    if memo.active and len(known_good) > before:
-        memo.put(entry, "\n".join(sorted(known_good)).encode())
-    return Loaded(
-        config=config,
-        trust=trust.root,
-        roots=trust.chain,
-        verification=verification,
+def load(artifacts: Path) -> Inputs:
+    """Read ``artifacts/board.toml``, ``root.json`` (walking its chain), ``systems.toml``,
+    ``results-store.json`` and ``field.toml``; a trust root that cannot be trusted raises."""
+    return Inputs(
+        config=load_config(artifacts / BOARD_TOML),
+        trust=load_trust(artifacts / ROOT_JSON),
         identities=load_identities(artifacts / SYSTEMS_TOML),
         stored=held_by_store(artifacts),
         field=load_field(artifacts / FIELD_TOML),

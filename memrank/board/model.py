@@ -7,6 +7,7 @@ links relative to the page they are on.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -23,6 +24,7 @@ from memrank.board.record import Change, RootVersion
 from memrank.provenance import Evidence
 
 __all__ = [
+    "Shown",
     "Board",
     "Cell",
     "CategoryRow",
@@ -194,6 +196,26 @@ class CategoryRow(BaseModel):
     """The category's tasks in the evaluation."""
     why: str = ""
     """Why there is no value, where there is none."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a run page says about the column its run is shown in."""
+
+    cell: Cell
+    column: str
+    categories: tuple[CategoryRow, ...]
+    comparisons: tuple[Comparison, ...]
+    more_better: int
+    """Runs significantly better that the page does not list (beyond the nearest)."""
+    more_worse: int
+    more_tied: int
+    """Runs tied with it that the page does not list (beyond the nearest)."""
+    evaluation: str
+    undecided: tuple[Undecided, ...] = ()
+    """The run's undecided values, per measure and reason (``pages.undecided_of``)."""
+    source: str = ""
+    """The digest of the column reading it comes from (``ColumnPart.key``)."""
 
 
 class RunPage(BaseModel):

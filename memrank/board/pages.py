@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
@@ -17,13 +16,11 @@ from memrank.board.model import (
     Identity,
     RunLink,
     RunPage,
+    Shown,
     SystemHistory,
     Undecided,
 )
 from memrank.board.text import category_order
-
-if TYPE_CHECKING:
-    from memrank.board.compare import Shown
 
 __all__ = [
     "EXAMPLES",

@@ -8,7 +8,6 @@ parts here, ``comparison_rows``), are marked safe where they are made.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import re
@@ -40,7 +39,7 @@ except ImportError:  # installed without its C part
 if TYPE_CHECKING:
     from jinja2 import Environment, Template
 
-__all__ = ["DEFAULT_TEMPLATES", "compile_theme", "page_parts", "static_files"]
+__all__ = ["DEFAULT_TEMPLATES", "page_parts", "static_files"]
 
 DEFAULT_TEMPLATES = Path(__file__).parent / "templates"
 """The default theme, shipped inside the package so an installed wheel can build a board."""
@@ -148,25 +147,6 @@ def static_files(templates: Path) -> dict[str, bytes]:
         for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
-
-
-def compile_theme(templates: Path, memo: Memo = NO_MEMO) -> dict[str, bytes]:
-    """Compile every template of ``templates`` into the bytecode cache its pages are made
-    with (the memo's, on disk, or this process's), and give what this process's holds: a
-    build compiles the theme in a worker forked while it verifies, and keeps that. A template
-    in error is left to fail where a page renders it, with that page named."""
-    from jinja2 import TemplateError
-
-    from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
-
-    if not templates.is_dir():
-        return {}  # page_parts says so
-    environment = _environment(templates, memo)
-    for name in environment.list_templates(extensions=["html"]):
-        if not name.startswith(f"{_STATIC}/"):
-            with contextlib.suppress(TemplateError, UnicodeDecodeError):
-                environment.get_template(name)
-    return COMPILED_IN_THIS_PROCESS.entries()
 
 
 def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:

@@ -1,32 +1,42 @@
-"""The site: verified runs made into a Board in memory, then its files made and written, or
-compared with a folder, as they are made (``memrank.board.folder``).
+"""build-site as named stages, each a function of the value the one before returns:
+
+    load        artifacts/ -> Inputs           board.toml, the trust root, systems, store, field
+    verify      Inputs -> Verification         every envelope verified; the refused kept aside
+    place       Verification -> Placed         which row and column shows each run, and why not
+    read        Placed -> columns              each column's cells, comparisons, evaluation page
+    assemble    columns -> Board               rows, tracks, run pages, history (+ docs pages)
+    render      Board -> Files                 every file of the site, still to be made
+    write       Files -> site/                 by the command line (memrank.board.folder)
 
 The Board is made whole before any file is: a build whose artifacts, board.toml or docs fail
-writes nothing. The files are then made in parts, heaviest first, in as many processes as
-the board is worth, each process writing what it makes; a part that fails (a theme's template
-in error, a full disk) leaves the previous site as it was.
+writes nothing. The files are then made in parts, heaviest first, in as many processes as the
+board is worth, each process writing what it makes; a part that fails (a theme's template in
+error, a full disk) leaves the previous site as it was. A memo (``memrank.board.memo``) gives
+back what an earlier build made of the same verified bytes: verified scores files, column
+readings, pages; the site is byte for byte the one a build without it makes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 from memrank._collector import collector_paused
-from memrank._forked import meanwhile
-from memrank._skeleton import skeleton
 from memrank.artifacts import Refusal
-from memrank.board.build import build_board, source_date
+from memrank.board.build import assemble, source_date
+from memrank.board.columns import columns_of
 from memrank.board.docs import render_docs
 from memrank.board.files import data_parts, manifest
 from memrank.board.folder import Files, Part
 from memrank.board.load import load
 from memrank.board.memo import NO_MEMO, Memo
-from memrank.board.model import Board, DocPage
+from memrank.board.model import Board
 from memrank.board.pages import downloads
-from memrank.board.render import DEFAULT_TEMPLATES, compile_theme, page_parts, static_files
+from memrank.board.render import DEFAULT_TEMPLATES, page_parts, static_files
+from memrank.board.rows import place
+from memrank.board.verify import verify_runs
 
 __all__ = ["Made", "make", "site_files"]
 
@@ -45,53 +55,21 @@ class Made:
 
 
 def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_MEMO) -> Made:
-    """Verify the artifacts and build the Board of those that verify, its site's files to be
-    made with ``templates`` (None: the default theme inside the package). With a ``memo``,
-    what an earlier build made of the same verified inputs is taken from it
-    (``memrank.board.memo``); the site is byte for byte the one a build without it makes.
+    """The stages from ``artifacts`` to the site's files, made with ``templates`` (None: the
+    default theme inside the package) and the Markdown pages in ``docs``.
 
     The parsed result files are dropped on return: the Board keeps only what it shows.
     """
-    from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
-
-    templates = templates or DEFAULT_TEMPLATES
+    # Everything a build reads stays alive to its end: the cyclic collector would walk it
+    # again and again for nothing.
     with collector_paused():
-        # The docs pages and the theme's compiled templates need no artifact: a worker forked
-        # now makes them once the verifying leaves it a core, when this process's share is
-        # done and the other shares are still sent back (a quarter of a second of one core,
-        # which, taken while every core verifies, slowed the verifying by more).
-        with meanwhile(partial(_ahead, docs, templates, memo), held=True) as ahead:
-            loaded = load(artifacts, memo, spare=partial(_spared, ahead.start))
-            docs_pages, compiled = ahead()
-        COMPILED_IN_THIS_PROCESS.keep(compiled)
-        runs = loaded.verification.runs
-        board = build_board(
-            loaded.config,
-            runs,
-            loaded.trust,
-            docs_pages,
-            source_date(),
-            loaded.identities,
-            memo,
-            roots=loaded.roots,
-            stored=loaded.stored,
-            field=loaded.field,
-        )
-    files = site_files(board, templates, downloads(runs), memo)
-    return Made(board, files, len(runs), loaded.verification.refusals)
-
-
-def _spared(start_ahead: Callable[[], None]) -> None:
-    """The work the verifying's idle core takes: the docs and theme worker, and here the table
-    of confusable characters that the look-alike check reads first (30-40 ms at its first use,
-    which was in the Board's making, with the other core idle until the pair tests start)."""
-    start_ahead()
-    skeleton("")
-
-
-def _ahead(docs: Path, templates: Path, memo: Memo) -> tuple[tuple[DocPage, ...], dict[str, bytes]]:
-    """The docs pages, and the theme compiled (``compile_theme``)."""
-    return render_docs(docs, memo), compile_theme(templates, memo)
+        inputs = load(artifacts)
+        verification = verify_runs(artifacts, inputs, memo)
+        placed = place(inputs, verification.runs)
+        columns = columns_of(placed, memo)
+        board = assemble(inputs, placed, columns, render_docs(docs, memo), source_date())
+    files = site_files(board, templates or DEFAULT_TEMPLATES, downloads(placed.runs), memo)
+    return Made(board, files, len(placed.runs), verification.refusals)
 
 
 def site_files(

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 import memrank
 from memrank import _forked
-from memrank.artifacts import Refusal, VerifiedRun, _store, verify, verify_directory
+from memrank.artifacts import Refusal, _store, verify_directory
 from memrank.errors import (
     AttestRefused,
     DevelopmentObservation,
@@ -84,30 +82,6 @@ def test_supersedes_must_name_an_artifact_of_the_same_run(store: Store, wheel_ru
     other = store.attest(as_installed(memrank.run(WordOverlap(), memrank.evaluation("demo"))))
     with pytest.raises(AttestRefused, match="same run"):
         store.attest(wheel_run, supersedes=other.artifact_id)
-
-
-def test_spare_is_called_once_a_core_is_left_idle(
-    store: Store, wheel_run: Result, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A build starts its artifact-free work then: at once when one process verifies
-    # everything, else when this process's own share is verified.
-    for _ in range(4):
-        store.attest(wheel_run)
-    verified_here: list[Path] = []
-    called: list[int] = []
-
-    def counted(path: Path, *args: Any, **kwargs: Any) -> VerifiedRun:
-        verified_here.append(path)
-        return verify(path, *args, **kwargs)
-
-    monkeypatch.setattr(_store, "verify", counted)
-    monkeypatch.setattr(_forked, "cores", lambda: 2)
-    for share_least, verified_first in ((10**6, 0), (2, 2)):
-        monkeypatch.setattr(_store, "SHARE_LEAST", share_least)
-        verified_here.clear()
-        called.clear()
-        verify_directory(store.directory, spare=lambda: called.append(len(verified_here)))
-        assert called == [verified_first]
 
 
 def test_a_directory_verified_in_forked_shares_is_what_one_process_verifies(

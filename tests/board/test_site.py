@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from memrank import _forked
-from memrank.board import folder, reading, site
-from memrank.board._compiled import COMPILED_IN_THIS_PROCESS
+from memrank.board import folder, reading
 from memrank.board.folder import Files, differences, write
 from memrank.board.model import Board
 from memrank.board.site import make, site_files
@@ -213,33 +212,10 @@ def _read(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize("cores", [1, 2])
-def test_the_docs_and_theme_made_while_verifying_give_the_site_one_process_gives(
-    standard: Path,
-    tree: dict[str, bytes],
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    cores: int,
-) -> None:
-    # With a core to spare, the docs pages and the compiled theme come from a worker forked
-    # while this process verifies; without one, from this process: the same site either way.
-    monkeypatch.setattr(_forked, "cores", lambda: cores)
-    monkeypatch.setattr(COMPILED_IN_THIS_PROCESS, "_held", {})  # nothing compiled before
-    made_by = tmp_path / "made-by"
-    for name in ("render_docs", "compile_theme"):
-        monkeypatch.setattr(site, name, _noting(getattr(site, name), name, made_by))
-    assert built(standard)[1] == tree
-    pids = _pids(made_by)
-    assert set(pids) == {"render_docs", "compile_theme"}
-    assert (pids["compile_theme"] == {str(os.getpid())}) == (cores == 1)
-    assert pids["render_docs"] == pids["compile_theme"]
-
-
 def test_a_theme_template_in_error_is_named_with_the_page_that_renders_it(
     standard: Path, tmp_path: Path
 ) -> None:
-    # The theme is compiled ahead of the pages; a template that does not compile is left to
-    # fail where a page renders it, so the error names both.
+    # A template that does not compile fails where a page renders it, so the error names both.
     theme = tmp_path / "theme"
     shutil.copytree(TEMPLATES, theme)
     run = theme / "run.html"
