@@ -186,23 +186,18 @@ def column_parts(
         page = evaluation_of(track, part, standing(part), links, memo)
         return replace(part, evaluation=page)
 
-    def remembered() -> dict[int, ColumnPart]:
-        return {
-            i: paged(_remembered(keys[i], columns[i], rows, placed[i], stored))
-            for i, stored in enumerate(found)
-            if stored is not None
-        }
-
-    # A rebuild reads one column and takes the others from the memo meanwhile.
-    read, parts = read_columns(
+    made = {
+        i: paged(_remembered(keys[i], columns[i], rows, placed[i], stored))
+        for i, stored in enumerate(found)
+        if stored is not None
+    }
+    read = read_columns(
         [(columns[i], placed[i]) for i in unread],
         lambda at, reading: paged(
             _read(keys[unread[at]], track, reading, rows, placed[unread[at]], links, memo)
         ),
         memo,
-        alongside=remembered if len(unread) < len(columns) else None,
     )
-    made = parts or {}
     made.update(zip(unread, read, strict=True))
     return [made[i] for i in range(len(columns))]
 

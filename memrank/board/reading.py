@@ -46,7 +46,6 @@ __all__ = [
     "read_columns",
 ]
 
-Alongside = TypeVar("Alongside")
 Made = TypeVar("Made")
 
 
@@ -98,29 +97,27 @@ def read_column(
 ) -> ColumnReading:
     """Read ``column`` over the track's rows; ``placed`` holds each row's run (or None).
     ``memo`` may hold the all-pairs matrices of the same signed scores from an earlier build."""
-    return read_columns([(column, placed)], lambda _, reading: reading, memo)[0][0]
+    return read_columns([(column, placed)], lambda _, reading: reading, memo)[0]
 
 
 def read_columns(
     wanted: Sequence[tuple[Column, Sequence[VerifiedRun | None]]],
     then: Callable[[int, ColumnReading], Made],
     memo: Memo = NO_MEMO,
-    alongside: Callable[[], Alongside] | None = None,
-) -> tuple[list[Made], Alongside | None]:
-    """``then(i, read_column(...))`` of the ``i``-th (column, placed) of ``wanted``, and what
-    ``alongside()`` (the caller's other work) gives, or None.
+) -> list[Made]:
+    """``then(i, read_column(...))`` of the ``i``-th (column, placed) of ``wanted``.
 
     The pair tests, most of a large column's work, need no Python object of a run: on a large
     board each column's tests are cut in parts (``pair_spans``), and a forked worker takes the
     parts in order, reading only the task matrices, while this process works out every
-    column's means and ``alongside``, then what ``then`` makes of each column as soon as its
+    column's means, then what ``then`` makes of each column as soon as its
     parts are tested. Whenever this process would wait for a part, it tests the next one no
     process has taken (``in_order``), so neither idles: which one is ahead depends on the
     machine (this process's share costs about what the tests of one column do, and a test
     runs slower here, where every page of memory the fork shares is copied as it is first
     written). A pair is tested the same way wherever it falls, so the bytes are the same. A
     column whose pairs the memo mostly holds (``memrank.board.pair_memo``) is tested here,
-    and so is a lone column with nothing alongside: a fork would only wait."""
+    and so is a lone column: a fork would only wait."""
     tables = {i: table_of(column, placed) for i, (column, placed) in enumerate(wanted)}
     kept = [
         kept_pairs(memo, table.column, table.binary, table.task_ids, table.clusters)
@@ -132,7 +129,7 @@ def read_columns(
         if kept[i].untested(table.digests) * _FEW_UNTESTED > len(table.decided)
     ]
     held = sum(len(tables[i].runs) for i in costly)
-    worth = held >= PAIRS_APART_LEAST and (len(costly) > 1 or alongside is not None)
+    worth = held >= PAIRS_APART_LEAST and len(costly) > 1
     apart = costly if worth else []
     # The worker leaves its matrices in memory shared with this process: 16 MB a column at
     # 1,000 runs, which through a pipe kept this process waiting a tenth of a second.
@@ -155,7 +152,6 @@ def read_columns(
     made: list[Made] = []
     with in_order(test_part, parts) as tested_through:
         measured = [_measured(table) for table in tables.values()]
-        beside = alongside() if alongside is not None else None
         for i in range(len(wanted)):
             if i in apart:
                 tested_through(sum(1 for part in parts if part.column <= i))
@@ -172,7 +168,7 @@ def read_columns(
             reading = _reading(table, measured[i], pairs)
             del table
             made.append(then(i, reading))
-    return made, beside
+    return made
 
 
 class _PairPart(NamedTuple):
