@@ -8,19 +8,25 @@ part of the reading itself, so the caveat travels with the numbers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pydantic import BaseModel
 
-from memrank._basics import FROZEN
 from memrank._pair_sides import Held, Side, side_of
-from memrank._paired_layout import full_layout, one_screen
-from memrank._records import SystemRecord
+from memrank._paired_reading import (
+    CAUTION,
+    CLOSING,
+    FEW_DISCORDANT,
+    Flip,
+    LeftOut,
+    MeasureReading,
+    Paired,
+    Table,
+)
 from memrank.errors import PairingRefused, UsageError
 from memrank.measures.kinds import declared_binary
 from memrank.reruns import differ_note, note, unsure_note
-from memrank.stats import ClusteredReading, cluster_codes, paired_reading
+from memrank.stats import cluster_codes, paired_reading
 
 if TYPE_CHECKING:
     from memrank.result import Result
@@ -36,120 +42,6 @@ __all__ = [
     "paired",
     "paired_sides",
 ]
-
-Closing = Literal[
-    "A gap is a gap. Nothing above says which system is better; that depends on what\n"
-    "you are buying, and these numbers do not know what that is."
-]
-CLOSING: Closing = get_args(Closing)[0]
-"""The fixed last line of every reading."""
-CAUTION = "too few tasks differ to characterise the gap"
-FEW_DISCORDANT = 10
-"""Below this many differing tasks the reading says so instead of characterising the gap."""
-
-
-class Flip(BaseModel):
-    """A paired task whose value differs between the two results."""
-
-    model_config = FROZEN
-    task_id: str
-    was: float
-    """A's value."""
-    now: float
-    """B's value."""
-
-
-class LeftOut(BaseModel):
-    """A task both results ran that could not be paired on one measure."""
-
-    model_config = FROZEN
-    task_id: str
-    why: str
-    """Which side had no number, and that side's reason."""
-
-
-class Table(BaseModel):
-    """A binary measure's 2x2 counts over the paired tasks."""
-
-    model_config = FROZEN
-    both: int
-    """Tasks valued 1 on both sides."""
-    neither: int
-    """Tasks valued 0 on both sides."""
-    only_a: int
-    """Tasks valued 1 by A and 0 by B."""
-    only_b: int
-    """Tasks valued 0 by A and 1 by B."""
-
-
-class MeasureReading(BaseModel):
-    """One task-scope measure read side by side over the tasks both results valued."""
-
-    model_config = FROZEN
-    measure: str
-    kind: Literal["binary", "continuous"] | None
-    """As the measure declares it (recorded on the result); None when no task could be paired."""
-    paired: int
-    """Tasks valued by both results."""
-    mean_a: float | None
-    """A's mean over the paired tasks; None when none paired."""
-    mean_b: float | None
-    gap: float | None
-    """mean B minus mean A: a gap, not a verdict."""
-    discordant: int
-    """Paired tasks whose values differ."""
-    table: Table | None = None
-    """The 2x2 counts, for a binary measure."""
-    test: ClusteredReading | None = None
-    """The cluster-aware test and 95% interval of the gap (memrank.stats.paired_reading)."""
-    flipped: tuple[Flip, ...] = ()
-    """Every paired task whose value differs, in A's task order."""
-    left_out: tuple[LeftOut, ...] = ()
-    """Tasks both ran whose value is None (or missing) on a side, so not paired."""
-    caution: str | None = None
-    """Why to lean on the reading less: few clusters, or fewer than 10 paired tasks differ."""
-
-
-class Paired(BaseModel):
-    """Two results of one evaluation read side by side; ``str()`` lays the reading out."""
-
-    model_config = FROZEN
-    evaluation: str
-    version: str
-    a: SystemRecord
-    b: SystemRecord
-    measures: tuple[MeasureReading, ...]
-    """One reading per task-scope measure both results carry, in A's order."""
-    tasks_only_in_a: tuple[str, ...] = ()
-    """Tasks A ran and B did not; never paired."""
-    tasks_only_in_b: tuple[str, ...] = ()
-    measures_only_in_a: tuple[str, ...] = ()
-    """Task-scope measures only A carries; never paired."""
-    measures_only_in_b: tuple[str, ...] = ()
-    rerun: str | None = None
-    """Set when A and B ran one configuration and still differ: the system is not
-    deterministic from run to run, or the integrity checks planted different canaries in the
-    two runs (memrank.reruns)."""
-    differ: str | None = None
-    """Set when A and B ran one system class whose records differ (another endpoint, engine
-    version or configuration): the reading compares two systems, not a rerun."""
-    unsure: str | None = None
-    """Set when A and B have alike records but nothing shows they ran one configuration (no
-    version declared, no common probe answers): the reading cannot tell a rerun from another
-    system at the same address."""
-    notice: Closing = CLOSING
-    """The closing line, carried with the numbers wherever they go."""
-
-    def __str__(self) -> str:
-        return full_layout(self)
-
-    def layout(self, *, values: bool = False, tasks: bool = False) -> str:
-        """The reading for a terminal: one line per measure by default; ``values`` adds each
-        measure's test, interval and table, ``tasks`` also each task that flipped or was left
-        out (both: exactly ``str()``)."""
-        if values or tasks:
-            return full_layout(self, tasks=tasks)
-        return one_screen(self)
 
 
 def paired(a: Result, b: Result) -> Paired:
