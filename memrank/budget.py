@@ -153,7 +153,7 @@ def counter_for(budget: Budget) -> Counter:
     if budget.unit == "words":
         return word_count
     if budget.tokenizer == "o200k" and "o200k" not in _TOKENIZERS:
-        from memrank.answer.tokens import count_tokens  # the offline o200k_base counter
+        from memrank.tokenizer import count_tokens  # the offline o200k_base counter
 
         _TOKENIZERS["o200k"] = count_tokens
     if budget.tokenizer in _TOKENIZERS:

@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     from memrank.answer.protocols import protocol as protocol
     from memrank.answer.stage import DEFAULT_BUDGET_TOKENS as DEFAULT_BUDGET_TOKENS
     from memrank.answer.stage import AnswerStage as AnswerStage
-    from memrank.answer.tokens import TOKENIZER as TOKENIZER
-    from memrank.answer.tokens import TOKENIZER_SHA256 as TOKENIZER_SHA256
-    from memrank.answer.tokens import count_tokens as count_tokens
+    from memrank.tokenizer import TOKENIZER as TOKENIZER
+    from memrank.tokenizer import TOKENIZER_SHA256 as TOKENIZER_SHA256
+    from memrank.tokenizer import count_tokens as count_tokens
 
 _HOMES = {
     "AnswerMeans": "memrank.answer.measures",
@@ -60,11 +60,11 @@ _HOMES = {
     "Rendered": "memrank.answer.protocols",
     "RuleScore": "memrank.answer.measures",
     "SYSTEM_ANSWERS": "memrank.answer.names",
-    "TOKENIZER": "memrank.answer.tokens",
-    "TOKENIZER_SHA256": "memrank.answer.tokens",
+    "TOKENIZER": "memrank.tokenizer",
+    "TOKENIZER_SHA256": "memrank.tokenizer",
     "answer_measures": "memrank.answer.measures",
     "answer_name": "memrank.answer.names",
-    "count_tokens": "memrank.answer.tokens",
+    "count_tokens": "memrank.tokenizer",
     "estimate": "memrank.answer.cost",
     "judged_name": "memrank.answer.names",
     "pins": "memrank.answer.prompts",

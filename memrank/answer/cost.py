@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from memrank.answer.prompts import prompt
 from memrank.answer.stage import AnswerStage
-from memrank.answer.tokens import count_tokens
 from memrank.measure import Value
 from memrank.systems.models import ChatModel, cost_usd
 from memrank.task import Task
+from memrank.tokenizer import count_tokens
 from memrank.trace import Step, Trace
 
 __all__ = ["Estimate", "estimate", "spent"]

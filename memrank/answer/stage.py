@@ -21,12 +21,12 @@ from memrank._basics import elapsed_ms, tick
 from memrank.answer.measures import answer_measures
 from memrank.answer.names import SYSTEM_ANSWERS
 from memrank.answer.protocols import Protocol, Rendered
-from memrank.answer.tokens import TOKENIZER, TOKENIZER_SHA256, count_tokens
 from memrank.evaluation import Evaluation
 from memrank.measure import Measure
 from memrank.system import Document
 from memrank.systems.models import CallParams, ChatModel
 from memrank.task import Task
+from memrank.tokenizer import TOKENIZER, TOKENIZER_SHA256, count_tokens
 from memrank.trace import Answered, Answering, Failure, Step, Trace
 
 __all__ = ["DEFAULT_BUDGET_TOKENS", "AnswerStage", "categories_of"]

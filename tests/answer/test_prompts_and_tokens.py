@@ -130,7 +130,7 @@ def test_o200k_counts_offline_from_the_packaged_file(own_cache_dir: Path) -> Non
 
 
 def test_the_bpe_file_is_written_where_tiktoken_looks_and_checked(own_cache_dir: Path) -> None:
-    from memrank.answer.tokens import _load
+    from memrank.tokenizer import _load
 
     encoding = _load()
     written = own_cache_dir / "tiktoken" / "fb374d419588a4632f3f557e76b4b70aebbca790"
