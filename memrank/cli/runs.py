@@ -130,7 +130,8 @@ def ls_command(
 ) -> None:
     """List runs, oldest first: id, target, evaluation, place, state, age, done %, headline.
 
-    A run folder whose record cannot be read is listed as corrupt, with the reason.
+    A run folder whose record cannot be read, or that has none, is listed as corrupt, with
+    the reason; `memrank runs rm ID` removes it.
     """
     from memrank._basics import now_utc
     from memrank.runs.registry import Corrupt, listing, tasks_done
@@ -198,13 +199,14 @@ def ls_command(
 @click.argument("run_ids", metavar="ID...", nargs=-1, required=True)
 def rm_command(run_ids: tuple[str, ...]) -> None:
     """Delete runs from the registry: their records, journals, results and logs (a --save
-    copy elsewhere is kept). A running run is refused: `memrank kill` it first."""
-    from memrank.runs.registry import find, remove
+    copy elsewhere is kept), and run folders whose record is damaged or missing. A running run
+    is refused: `memrank kill` it first."""
+    from memrank.runs.registry import entry_of, remove
 
-    records = [find(run_id) for run_id in run_ids]  # every id checked before any is removed
-    for record in records:
-        remove(record)
-        click.echo(f"removed {record.id}")
+    entries = [entry_of(run_id) for run_id in run_ids]  # every id checked before any is removed
+    for entry in entries:
+        remove(entry)
+        click.echo(f"removed {entry.id}")
 
 
 @runs_group.command("prune")

@@ -22,6 +22,7 @@ from memrank.runs.states import RunState
 __all__ = [
     "HOME_VARIABLE",
     "Corrupt",
+    "entry_of",
     "listing",
     "remove",
     "RunRecord",
@@ -113,78 +114,75 @@ def save_record(record: RunRecord) -> RunRecord:
     return record
 
 
-def load_record(run_id: str) -> RunRecord:
-    path = run_folder(run_id) / RECORD
-    try:
-        record = RunRecord.model_validate_json(path.read_bytes())
-    except (OSError, ValidationError) as exc:
-        raise UsageError(
-            f"no run {run_id!r} in {runs_dir()} ({type(exc).__name__}); `memrank runs ls` lists them"
-        ) from None
-    return _observed(record)
-
-
 def find(run_id: str) -> RunRecord:
-    """The run ``run_id`` names, or the one run whose id starts with it."""
-    if (run_folder(run_id) / RECORD).is_file():
-        return load_record(run_id)
-    matches = [r for r in _ids() if r.startswith(run_id)] if run_id else []
-    if len(matches) == 1:
-        return load_record(matches[0])
-    if matches:
-        raise UsageError(f"{run_id!r} names {len(matches)} runs; give more of the id")
-    raise UsageError(f"no run {run_id!r} in {runs_dir()}; `memrank runs ls` lists them")
+    """The run ``run_id`` names, or the one run whose id starts with it; a run whose record
+    cannot be read is refused, saying how to remove it."""
+    entry = entry_of(run_id)
+    if isinstance(entry, Corrupt):
+        raise UsageError(f"run {entry.id}: {entry.reason}; `memrank runs rm {entry.id}` removes it")
+    return entry
 
 
 @dataclass(frozen=True)
 class Corrupt:
-    """A run folder whose record cannot be read: listed, never skipped without a word."""
+    """A run folder whose record cannot be read, or that has none: listed, never skipped
+    without a word, and removable."""
 
     id: str
     reason: str
 
 
+def entry_of(run_id: str) -> RunRecord | Corrupt:
+    """The run folder ``run_id`` names (or the one whose id starts with it): its record, or
+    why it cannot be read."""
+    ids = _ids()
+    if run_id in ids:
+        return _entry(run_id)
+    matches = [r for r in ids if r.startswith(run_id)] if run_id else []
+    if len(matches) == 1:
+        return _entry(matches[0])
+    if matches:
+        raise UsageError(f"{run_id!r} names {len(matches)} runs; give more of the id")
+    raise UsageError(f"no run {run_id!r} in {runs_dir()}; `memrank runs ls` lists them")
+
+
 def listing() -> list[RunRecord | Corrupt]:
     """Every run folder, oldest first: its record, or why it cannot be read."""
-    found: list[RunRecord | Corrupt] = []
-    for run_id in _ids():
-        try:
-            found.append(_observed(RunRecord.model_validate_json(_record_bytes(run_id))))
-        except (OSError, ValidationError) as exc:
-            first = str(exc).splitlines()[0]
-            found.append(Corrupt(run_id, f"record.json unreadable: {first}"))
-    return found
+    return [_entry(run_id) for run_id in _ids()]
 
 
-def _record_bytes(run_id: str) -> bytes:
-    return (run_folder(run_id) / RECORD).read_bytes()
+def _entry(run_id: str) -> RunRecord | Corrupt:
+    path = run_folder(run_id) / RECORD
+    if not path.is_file():
+        return Corrupt(
+            run_id, "no record.json (its run was cut off before it began, or the file was lost)"
+        )
+    try:
+        return _observed(RunRecord.model_validate_json(path.read_bytes()))
+    except (OSError, ValidationError) as exc:
+        return Corrupt(run_id, f"record.json unreadable: {str(exc).splitlines()[0]}")
 
 
-def remove(record: RunRecord) -> None:
-    """Delete a stopped or finished run's folder; a running one is refused."""
+def remove(entry: RunRecord | Corrupt) -> None:
+    """Delete a stopped or finished run's folder, or an unreadable one; a running run is
+    refused."""
     import shutil
 
-    if record.state is RunState.RUNNING:
-        raise UsageError(f"run {record.id} is running; `memrank kill {record.id}` it first")
-    shutil.rmtree(run_folder(record.id))
+    if isinstance(entry, RunRecord) and entry.state is RunState.RUNNING:
+        raise UsageError(f"run {entry.id} is running; `memrank kill {entry.id}` it first")
+    shutil.rmtree(run_folder(entry.id))
 
 
 def all_records() -> list[RunRecord]:
-    """Every run, oldest first; unreadable folders are skipped."""
-    records = []
-    for run_id in _ids():
-        try:
-            records.append(load_record(run_id))
-        except UsageError:
-            continue
-    return records
+    """Every run whose record can be read, oldest first (``listing`` names the others)."""
+    return [entry for entry in listing() if isinstance(entry, RunRecord)]
 
 
 def _ids() -> list[str]:
     folder = runs_dir()
     if not folder.is_dir():
         return []
-    return sorted(p.name for p in folder.iterdir() if (p / RECORD).is_file())
+    return sorted(p.name for p in folder.iterdir() if p.is_dir())
 
 
 def process_of(record: RunRecord) -> int | None:

@@ -66,6 +66,7 @@ def check_request(request: Request) -> None:
 
     typed_options(request.target, request.options)
     _check_place(request, getattr(system_factory(request.target), "transport", "in-process"))
+    _check_evaluation(request.evaluation)
     if request.max_failures is not None:
         parse_failure_limit(request.max_failures, 1)
     if request.save is not None:
@@ -143,6 +144,21 @@ def chosen_record(request: Request, run_id: str | None, resume: str | None) -> R
 
 def _shard_text(request: Request) -> str | None:
     return str(request.shard) if request.shard is not None else None
+
+
+def _check_evaluation(name: str) -> None:
+    """An evaluation that is not there is refused now, not when its turn in a run set comes:
+    a file that does not exist, a name nothing ships under (its material is not loaded yet)."""
+    from memrank.catalog import catalog, evaluation
+    from memrank.evaluations.from_file import is_evaluation_file
+
+    if is_evaluation_file(name):
+        if not Path(name).is_file():
+            raise UsageError(
+                f"EVALUATION {name}: no such file; give the path of a .jsonl or .yaml evaluation"
+            )
+    elif name.partition(":")[0] not in {entry.name for entry in catalog().evaluations}:
+        evaluation(name)  # an unknown name: UnknownName, with a near miss, before any loading
 
 
 def _check_place(request: Request, transport: str) -> None:

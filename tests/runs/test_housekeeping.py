@@ -79,3 +79,30 @@ def test_prune_refuses_an_age_beyond_the_calendar_in_one_line(home: Path, age: s
     assert outcome.stderr.startswith(f"Error: --older-than {age!r}")
     assert len(outcome.stderr.splitlines()) == 1 and "Traceback" not in outcome.stderr
     assert [r.id for r in all_records()] == [kept.id]
+
+
+def test_a_damaged_record_and_a_folder_without_one_are_listed_and_removed(home: Path) -> None:
+    kept = _record("demo", RunState.DONE)
+    damaged = run_folder("20260104-000000__demo__badbad")
+    damaged.mkdir(parents=True)
+    (damaged / "record.json").write_text('{"id": "20260104-000000__demo__badbad", "state": "runn')
+    bare = run_folder("20260105-000000__locomo__0a0a0a")
+    bare.mkdir(parents=True)
+    (bare / "journal.jsonl").write_text("")
+
+    listed = json.loads(memrank_here("runs", "ls", "--state", "corrupt", "--json").stdout)
+    assert [(r["id"], r["state"]) for r in listed] == [
+        (damaged.name, "corrupt"),
+        (bare.name, "corrupt"),
+    ]
+    assert "no record.json" in listed[1]["error"]
+    table = memrank_here("runs", "ls").stdout
+    assert damaged.name in table and bare.name in table
+
+    shown = memrank_here("runs", "show", damaged.name)
+    assert shown.returncode == 2 and f"memrank runs rm {damaged.name}" in shown.stderr
+    removed = memrank_here("runs", "rm", damaged.name, "20260105")
+    assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.splitlines() == [f"removed {damaged.name}", f"removed {bare.name}"]
+    assert not damaged.exists() and not bare.exists()
+    assert [r.id for r in all_records()] == [kept.id]

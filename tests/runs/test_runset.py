@@ -65,3 +65,21 @@ def test_a_run_set_refuses_save_naming_the_option(tmp_path: Path) -> None:
     assert outcome.returncode == 2
     assert "--save names one run's result" in outcome.stderr
     assert all_records() == []
+
+
+@pytest.mark.parametrize(
+    ("systems", "evaluations", "said"),
+    [
+        ("bm25,nosuch", "demo", "no system named 'nosuch'"),
+        ("bm25", "demo,nosuch", "no evaluation named 'nosuch'"),
+        ("bm25", "demo,./missing.jsonl", "EVALUATION ./missing.jsonl: no such file"),
+    ],
+)
+def test_a_run_set_naming_something_unknown_runs_nothing_and_records_nothing(
+    home: Path, systems: str, evaluations: str, said: str
+) -> None:
+    outcome = memrank_here("run", systems, evaluations)
+    assert outcome.returncode == 2, outcome.stdout
+    assert said in outcome.stderr and len(outcome.stderr.splitlines()) == 1, outcome.stderr
+    assert outcome.stdout == ""
+    assert list(home.glob("runs/*")) == [] and list(home.glob("sets/*")) == []
