@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from memrank._invisible import first_invisible
+from memrank._unicode_security import first_invisible
 from memrank.artifacts._scores import ScoreColumn, Scores, read_scores
 from memrank.artifacts._statement import Statement
 from memrank.artifacts._subjects import MAX_SCORES_BYTES

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memrank._skeleton import skeleton
+from memrank._unicode_security import skeleton
 from memrank.board.text import visible
 from memrank.errors import BoardConfigError
 

@@ -15,7 +15,7 @@ import re
 
 from markupsafe import Markup, escape
 
-from memrank._invisible import invisible, nothing_invisible
+from memrank._unicode_security import invisible, nothing_invisible
 
 __all__ = ["ISOLATED_LIMIT", "category_order", "isolated", "plain", "short", "visible"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memrank._skeleton import skeleton
+from memrank._unicode_security import skeleton
 from memrank.board.text import visible
 
 from .conftest import Signed, built, named, notes, sign_artifacts, wheel_run
