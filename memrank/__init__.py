@@ -100,12 +100,9 @@ sys.modules[__name__].__class__ = _Package
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from memrank.provenance import memrank_version
 
-        try:
-            return version("memrank")
-        except PackageNotFoundError:  # a tree that was never installed
-            return "0.0.0+unknown"
+        return memrank_version()
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'memrank' has no attribute {name!r}")

@@ -88,15 +88,23 @@ def capture(evaluation: Evaluation) -> Provenance:
     )
 
 
+def memrank_version() -> str:
+    """The installed distribution's version (``memrank.__version__``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memrank")
+    except PackageNotFoundError:  # a tree that was never installed
+        return "0.0.0+unknown"
+
+
 @cache
 def pipeline() -> PipelineRecord:
     """The running memrank: computed once per process (its files do not change under a run)."""
-    from memrank import __version__
-
     install = install_kind()
     commit, dirty = _built_from() if install is Install.WHEEL else _git_state(PACKAGE_DIR)
     return PipelineRecord(
-        memrank_version=__version__,
+        memrank_version=memrank_version(),
         code_sha256=code_sha256(PACKAGE_DIR),
         install=install,
         git_commit=commit,

@@ -262,7 +262,8 @@ class _Checker(Calls):
     def integrity(self) -> str:
         """The demo run as memrank runs an endpoint (memrank.integrity): opaque names, canaries
         among its questions, each recalled document checked against what its user was told."""
-        import memrank
+        from memrank.catalog import evaluation
+        from memrank.run import run
 
         memory = AmlMemory(
             add_url=self.endpoints.add,
@@ -274,7 +275,7 @@ class _Checker(Calls):
             attempts=1,
         )
         try:
-            result = memrank.run(memory, memrank.evaluation("demo"))
+            result = run(memory, evaluation("demo"))
         finally:
             memory.close()
         record = result.integrity
