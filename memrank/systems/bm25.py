@@ -2,28 +2,45 @@
 
 Score of a document for a query: the sum over the query's words (repeats count) of
 ``idf(w) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avg_len))`` with Lucene's idf,
-``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. Terms are
-``memrank.systems.stemming.terms``: lower-cased alphanumeric tokens, stopwords dropped, each
-reduced to its Snowball English stem; ``stem=False`` (the catalog's ``bm25-plain``) matches the
-unstemmed words. Ranked by score, ties in a fixed pseudo-random order of query and text
+``ln(1 + (N - df + 0.5) / (df + 0.5))``, which is never negative. Terms are ``terms(text)``,
+which the hybrid matches on too: ``memrank.systems.text.words`` (lower-cased alphanumeric
+tokens longer than one character, stopwords dropped), each reduced to its Snowball English stem
+(Porter2, via PyStemmer), so "adopting", "adopted" and "adoption" are one term ("adopt");
+``stem=False`` (the catalog's ``bm25-plain``) matches the unstemmed words. Ranked by score, ties in a fixed pseudo-random order of query and text
 (``memrank.systems.ties``); documents scoring zero share no term with the query and are not
 returned.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
+import Stemmer
 
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import CaptionsRead, words
 from memrank.systems.ties import TIES, tie_keys, top
 
-__all__ = ["BM25", "BM25Adapter", "BM25Index", "BM25Plain"]
+__all__ = ["STEMMER", "BM25", "BM25Adapter", "BM25Index", "BM25Plain", "terms"]
+
+STEMMER = f"snowball english (pystemmer {Stemmer.version()})"
+"""What stems, as recorded in a run's components."""
+
+# A PyStemmer stemmer keeps a cache and is not safe to share between threads: one per thread.
+_local = threading.local()
+
+
+def terms(text: str) -> list[str]:
+    """The text's words (``memrank.systems.text.words``), each stemmed (Snowball English)."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = Stemmer.Stemmer("english")
+    stems: list[str] = stemmer.stemWords(words(text))
+    return stems
 
 
 class BM25Index:
@@ -76,7 +93,7 @@ class BM25Index:
         return [(int(position), float(scores[position])) for position in order]
 
     def _build(self) -> None:
-        terms: list[int] = []
+        term_ids: list[int] = []
         docs: list[int] = []
         counts: list[int] = []
         vocabulary: dict[str, int] = {}
@@ -85,10 +102,10 @@ class BM25Index:
             for token in tokens:
                 term = vocabulary.setdefault(token, len(vocabulary))
                 tally[term] = tally.get(term, 0) + 1
-            terms.extend(tally)
+            term_ids.extend(tally)
             docs.extend([position] * len(tally))
             counts.extend(tally.values())
-        term_of = np.asarray(terms, dtype=np.int64)
+        term_of = np.asarray(term_ids, dtype=np.int64)
         order = np.argsort(term_of, kind="stable")  # postings grouped by term, docs ascending
         lengths = np.asarray([len(tokens) for tokens in self._docs], dtype=np.float64)
         document_frequency = np.bincount(term_of, minlength=len(vocabulary)).astype(np.float64)

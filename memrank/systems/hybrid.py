@@ -29,9 +29,8 @@ import numpy.typing as npt
 
 from memrank.errors import UsageError
 from memrank.system import Content, Document, Memory, Recall, text_of
-from memrank.systems.bm25 import BM25Index
+from memrank.systems.bm25 import STEMMER, BM25Index, terms
 from memrank.systems.dense import DIMENSIONS, MiniLM, require_dense
-from memrank.systems.stemming import STEMMER, terms
 from memrank.systems.text import CaptionsRead, words
 from memrank.systems.ties import TIES, tie_keys, top
 

@@ -8,8 +8,7 @@ import pytest
 
 import memrank
 from memrank import Document
-from memrank.systems.bm25 import BM25, BM25Index, BM25Plain
-from memrank.systems.stemming import terms
+from memrank.systems.bm25 import BM25, BM25Index, BM25Plain, terms
 from memrank.systems.ties import tie_keys
 
 

@@ -12,12 +12,11 @@ import pytest
 import memrank
 from memrank import Document
 from memrank.errors import MissingExtra, UsageError
-from memrank.systems.bm25 import BM25Index
+from memrank.systems.bm25 import BM25Index, terms
 from memrank.systems.dense import MiniLM
 from memrank.systems.embedding_cache import CACHE_VARIABLE
 from memrank.systems.hybrid import Hybrid, split_words
 from memrank.systems.hybrid_invmem import InvMemHybrid
-from memrank.systems.stemming import terms
 
 
 @pytest.fixture(autouse=True)
