@@ -13,7 +13,8 @@ once and asked in other words, a fact asked about by time ("when"), a fact resta
 change in a later session (both turns are evidence), and a fact whose question names it only
 through a second turn in another session (two hops, both turns evidence). Names are fresh
 syllable strings; everything else is everyday words a retriever must match on meaning as much
-as on spelling.
+as on spelling. Most kinds also bring look-alike turns, which share the question's words but
+not its answer, in a unit that holds enough turns of its own to hide them among (``CROWD``).
 
 How many: 5% of the evaluation's tasks (at least 24, or as many as there are tasks when fewer),
 shared among the units in proportion to
@@ -40,6 +41,12 @@ SHARE = 0.05
 FLOOR = 24
 """The fewest canaries a run gets (or as many as it has tasks, if fewer): below about two
 dozen the canary test cannot tell a lookup from honest retrieval (docs/integrity.md)."""
+CROWD = 10
+"""The fewest documents of its own a unit holds per canary for its canaries to bring their
+look-alike turns. Look-alikes hide a canary's question words among the unit's own turns; a unit
+with fewer (the demo: 3 turns, 5 canaries) has no crowd to hide them in, its canaries' own
+turns already outnumber its documents, and look-alikes would only push its own turns out of
+the recall. LoCoMo's units hold 17 (its first conversation, 24 canaries) to 42 per canary."""
 CANARY_CATEGORY = "canary"
 """The category a canary task carries; its metadata says ``canary: true``."""
 
@@ -176,14 +183,16 @@ def counts(units: Sequence[Unit], secret: bytes) -> list[int]:
 
 
 def plant(unit: Unit, secret: bytes, count: int) -> Unit:
-    """The unit with ``count`` canaries: their turns among its documents, their questions
-    among its tasks, each at a position drawn from the secret."""
+    """The unit with ``count`` canaries: their turns (and look-alikes, when the unit holds
+    ``CROWD`` documents of its own per canary) among its documents, their questions among its
+    tasks, each at a position drawn from the secret."""
     if count <= 0 or not unit.tasks:
         return unit
     rng = _rng(secret, unit.name)
     turns = _Turns(unit)
     tasks = list(unit.tasks)
     asked = {str(task.prompt) for task in unit.tasks}
+    crowded = len(unit.documents) >= CROWD * count
     for number in range(count):
         speaker = rng.choice(turns.speakers) if turns.speakers else turns.owner
         kind = _KINDS[number % len(_KINDS)]
@@ -200,7 +209,7 @@ def plant(unit: Unit, secret: bytes, count: int) -> Unit:
             session = turns.sessions[at]
             doc_id = turns.add(rng, session, f"{unit.name}:canary-{number}:{index}", speaker, text)
             evidence.append(EvidenceTurn(id=doc_id, session=session.name or unit.name, text=text))
-        for index, text in enumerate(fact.distractors):
+        for index, text in enumerate(fact.distractors if crowded else ()):
             said_by = rng.choice(turns.speakers) if turns.speakers else ""
             doc_id = f"{unit.name}:canary-{number}:look-alike-{index}"
             turns.add(rng, rng.choice(turns.sessions), doc_id, said_by, text)

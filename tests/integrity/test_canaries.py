@@ -13,6 +13,7 @@ from memrank.evaluation import Evaluation
 from memrank.evaluations import locomo
 from memrank.integrity.canaries import (
     CANARY_CATEGORY,
+    CROWD,
     FLOOR,
     SHARE,
     counts,
@@ -157,3 +158,22 @@ def test_in_a_multiple_choice_evaluation_a_canary_offers_options_too(demo: Evalu
 def test_no_canary_turn_repeats_a_turn_of_its_unit_word_for_word(planted: Unit) -> None:
     said = [document.content for document in planted.documents]
     assert len(set(said)) == len(said), sorted({t for t in said if said.count(t) > 1})
+
+
+def test_look_alikes_go_only_where_the_unit_has_turns_of_its_own_to_hide_them_among(
+    planted: Unit, demo: Evaluation
+) -> None:
+    def look_alikes(unit: Unit) -> int:
+        return sum(1 for d in unit.documents if ":look-alike-" in d.id)
+
+    # LoCoMo's first conversation: 419 turns for its 24 canaries, so they bring look-alikes
+    assert look_alikes(planted) > 0
+    (unit,) = demo.units()
+    assert len(unit.documents) < CROWD * len(demo.tasks)  # 3 turns for 5 canaries
+    (count,) = counts([unit], SECRET)
+    sparse = plant(unit, SECRET, count)
+    assert look_alikes(sparse) == 0
+    # the canaries' own turns still go in: 5 canaries of the four kinds bring 7
+    assert len(sparse.documents) == len(unit.documents) + 7
+    roomy = unit.model_copy(update={"documents": unit.documents * (CROWD * count)})
+    assert look_alikes(plant(roomy, SECRET, count)) > 0
