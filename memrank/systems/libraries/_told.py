@@ -17,8 +17,7 @@ import weakref
 from collections.abc import Sequence
 
 from memrank.system import Document, Recall
-from memrank.systems._extras import require_extra
-from memrank.systems.dense import MiniLM
+from memrank.systems.dense import MiniLM, require_extra
 from memrank.systems.text import CaptionsRead
 
 __all__ = ["Told", "embedder", "require_library", "scratch", "version_of"]
