@@ -30,10 +30,10 @@ from memrank._inflight import STUCK_AFTER, in_flight
 from memrank.errors import ContractError, EndpointError, UsageError
 from memrank.systems.http._auth import SCHEMES, Auth
 from memrank.systems.http._breaker import Breaker
-from memrank.systems.http._deadline import deadline
 from memrank.systems.http._exchange import exchange
 from memrank.systems.http._lanes import RestingTransport
 from memrank.systems.http._policy import NO_RETRY, WAITING, RetryPolicy, retry_after_seconds
+from memrank.systems.http._transport import deadline
 
 __all__ = [
     "MAX_RESPONSE_BYTES",

@@ -1,6 +1,13 @@
 """The connections memrank's HTTP client makes: within the deadline, and only ever answered.
 
-Every connect, read and write keeps the deadline of the exchange it serves (``_deadline``).
+A deadline is over a whole exchange: connect, send, and every byte of the answer. A socket
+timeout bounds one read, so a peer that trickles a byte at a time keeps a request alive for
+ever. Here every connect, read and write of a pooled connection is given at most the time left
+until the deadline of the exchange it serves (``bounded``), and one made after the deadline
+fails at once. The deadline belongs to the thread making the request (``deadline``: httpx's
+sync client uses a connection from one thread at a time), so connections pooled across units
+stay safe.
+
 A request is sent only on a connection where nothing waits unread, as bytes there would be
 taken for the answer to a request they were never sent for: ``Unasked`` is raised instead,
 before anything is sent, and httpcore closes the connection. ``Unasked`` also says when
@@ -12,15 +19,39 @@ from __future__ import annotations
 import select
 import socket
 import ssl
-from collections.abc import Iterable
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpcore
 import httpx
 
-from memrank.systems.http._deadline import bounded
+__all__ = ["Unasked", "bounded", "deadline", "lane", "waiting"]
 
-__all__ = ["Unasked", "lane", "waiting"]
+_thread_deadline = threading.local()
+
+
+@contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Every network operation of this thread inside the block ends within ``seconds``."""
+    _thread_deadline.at = time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _thread_deadline.at = None
+
+
+def bounded(timeout: float | None, expired: type[Exception]) -> float | None:
+    """The timeout cut to the time left until the deadline; ``expired`` once it has passed."""
+    at: float | None = getattr(_thread_deadline, "at", None)
+    if at is None:
+        return timeout
+    left = at - time.monotonic()
+    if left <= 0:
+        raise expired("the deadline of the exchange passed")
+    return left if timeout is None else min(timeout, left)
 
 
 class Unasked(Exception):  # noqa: N818 - what came, not a kind of error; caught in _exchange
