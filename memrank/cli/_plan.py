@@ -13,7 +13,7 @@ import click
 from click.core import ParameterSource
 
 from memrank.runs.answering import AnswerOptions
-from memrank.runs.request import Request
+from memrank.runs.request import Request, evaluation_argument
 
 __all__ = ["answering_of", "request_of", "with_earlier_options"]
 
@@ -32,7 +32,7 @@ def request_of(context: click.Context, given: dict[str, Any]) -> Request:
     shard, task_ids = given["shard"], given["task_ids"]
     return Request(
         target=given["system_name"],
-        evaluation=given["evaluation_name"],
+        evaluation=evaluation_argument(given["evaluation_name"]),
         options=given["options"],
         concurrency=given["concurrency"],
         save=given["save_path"],

@@ -55,11 +55,12 @@ def submit_command(
     `memrank watch ID`, list runs with `memrank runs ls`, stop it with `memrank kill ID`.
     """
     from memrank.catalog import evaluation
-    from memrank.runs.request import Request, check_request
+    from memrank.runs.request import Request, check_request, evaluation_argument
     from memrank.runs.submit import submit
 
     # What can be refused now is refused now, not found later in a log nobody reads: the very
     # checks `memrank run` makes before it starts, and the evaluation's name and material.
+    evaluation_name = evaluation_argument(evaluation_name)
     request = Request(system_name, evaluation_name, options, concurrency, save_path, place)
     check_request(request)
     evaluation(evaluation_name)

@@ -14,6 +14,7 @@ import click
 
 from memrank.cli._plan import answering_of, request_of
 from memrank.errors import UsageError
+from memrank.runs.request import evaluation_argument
 
 if TYPE_CHECKING:
     from memrank.runs.runset import Member
@@ -42,7 +43,7 @@ def run_many(context: click.Context, given: dict[str, Any]) -> None:
                 "run registry (`memrank runs show ID`), so run it without"
             )
     systems = names_of(given["system_name"], "SYSTEM")
-    evaluations = names_of(given["evaluation_name"], "EVALUATION")
+    evaluations = tuple(map(evaluation_argument, names_of(given["evaluation_name"], "EVALUATION")))
     request = request_of(context, given)
     check_pairs(systems, evaluations, request)
     if given["resume"]:

@@ -36,8 +36,8 @@ class RunPlan:
     retry_source: RunRecord | None
     """The finished run whose failed tasks are run again (``--retry-failed``)."""
     save: Path | None
-    """Where ``--save`` also writes the result: absolute, so the check against other runs'
-    targets and the resume command hold from any folder."""
+    """Where ``--save`` also writes the result: absolute and resolved, so two spellings of one
+    path are one target to the check against other runs' targets."""
 
 
 def plan_of(
@@ -61,5 +61,5 @@ def plan_of(
         resuming=resume is not None,
         answering=answering,
         retry_source=find(request.retry_failed) if request.retry_failed is not None else None,
-        save=request.save.absolute() if request.save is not None else None,
+        save=request.save.resolve() if request.save is not None else None,
     )

@@ -105,7 +105,8 @@ def run_folder(run_id: str) -> Path:
 
 def new_run_id(evaluation: str, now: datetime | None = None) -> str:
     moment = now or now_utc()
-    name = "".join(c if c.isalnum() or c in "-_" else "-" for c in evaluation)
+    named = evaluation.rpartition("/")[2]  # an evaluation file by its name, not its whole path
+    name = "".join(c if c.isalnum() or c in "-_" else "-" for c in named)
     return f"{moment:%Y%m%d-%H%M%S}__{name}__{os.urandom(3).hex()}"
 
 

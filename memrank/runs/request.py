@@ -20,6 +20,7 @@ __all__ = [
     "Request",
     "check_request",
     "chosen_record",
+    "evaluation_argument",
     "new_record",
     "resume_command",
     "stopped_run",
@@ -71,6 +72,15 @@ def check_request(request: Request) -> None:
         parse_failure_limit(request.max_failures, 1)
     if request.save is not None:
         check_writable(request.save, option="--save")
+        _check_save_is_no_input(request, request.save)
+
+
+def evaluation_argument(text: str) -> str:
+    """EVALUATION as a run records it: a file by its absolute, resolved path (so the command
+    that resumes it works from any folder), a shipped evaluation by its name."""
+    from memrank.evaluations.from_file import is_evaluation_file
+
+    return str(Path(text).resolve()) if is_evaluation_file(text) else text
 
 
 def resume_command(record: RunRecord) -> str:
@@ -159,6 +169,31 @@ def _check_evaluation(name: str) -> None:
             )
     elif name.partition(":")[0] not in {entry.name for entry in catalog().evaluations}:
         evaluation(name)  # an unknown name: UnknownName, with a near miss, before any loading
+
+
+def _check_save_is_no_input(request: Request, save: Path) -> None:
+    """``--save`` never overwrites what the run reads: the evaluation file, or the result of
+    the run whose failed tasks it retries (compared as resolved paths, links followed)."""
+    from memrank.evaluations.from_file import is_evaluation_file
+    from memrank.runs.registry import RESULT, run_folder
+
+    inputs: list[tuple[Path, str]] = []
+    if is_evaluation_file(request.evaluation):
+        inputs.append((Path(request.evaluation), "the evaluation file this run reads"))
+    if request.retry_failed is not None:
+        retried = find(request.retry_failed).id
+        inputs.append(
+            (run_folder(retried) / RESULT, f"the result of run {retried}, which it retries")
+        )
+    for path, what in inputs:
+        if _same_file(save, path):
+            raise UsageError(f"--save {save}: is {what}; give another path")
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    if one.exists() and other.exists():
+        return one.samefile(other)
+    return one.resolve() == other.resolve()
 
 
 def _check_place(request: Request, transport: str) -> None:

@@ -133,7 +133,9 @@ def test_max_failures_stops_early_with_exit_7_and_keeps_the_journal(tmp_path: Pa
     assert record.state is RunState.FAILED and record.exit_code == 7
 
 
-def test_retry_failed_reruns_only_the_failed_tasks_into_a_complete_result(tmp_path: Path) -> None:
+def test_retry_failed_reruns_only_the_failed_tasks_into_a_complete_result(
+    tmp_path: Path, home: Path
+) -> None:
     first, retried = tmp_path / "first.json", tmp_path / "retried.json"
     with Flaky() as server:
         base = (
@@ -151,6 +153,11 @@ def test_retry_failed_reruns_only_the_failed_tasks_into_a_complete_result(tmp_pa
         [record] = all_records()
         server.healed.set()
         searched = len(server.logged("/search"))
+        read = home / "runs" / record.id / "result.json"  # what the retry reads: never written
+        kept = read.read_bytes()
+        refused = memrank_here(*base, "--retry-failed", record.id, "--save", str(read))
+        assert refused.returncode == 2 and f"is the result of run {record.id}" in refused.stderr
+        assert read.read_bytes() == kept and len(server.logged("/search")) == searched
         again = memrank_here(*base, "--retry-failed", record.id, "--save", str(retried))
         assert again.returncode == 0, again.stderr
         # only the failed tasks asked: the first run's canaries stand for the retry
@@ -211,6 +218,26 @@ def test_a_second_run_saving_to_the_path_a_running_run_saves_to_is_refused(
     assert outcome.returncode == 2
     assert f"run {running.id} (still running) saves its result there" in outcome.stderr
     assert not saved.exists() and [r.id for r in all_records()] == [running.id]
+
+
+def test_a_save_path_spelled_another_way_is_still_the_path_a_running_run_saves_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from memrank.runs.registry import save_record
+    from memrank.runs.request import Request, new_record
+
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path)
+    running = new_record(Request("bm25", "locomo")).model_copy(
+        update={"pid": os.getpid(), "saved": str((tmp_path / "same.json").resolve())}
+    )
+    save_record(running)
+    outcome = memrank_here("run", "word-overlap", "demo", "--save", "./sub/../same.json")
+    assert outcome.returncode == 2, outcome.stdout
+    assert f"run {running.id} (still running) saves its result there" in outcome.stderr
+    assert [r.id for r in all_records()] == [running.id]
 
 
 class Slow(Flaky):

@@ -72,7 +72,7 @@ def test_a_run_set_refuses_save_naming_the_option(tmp_path: Path) -> None:
     [
         ("bm25,nosuch", "demo", "no system named 'nosuch'"),
         ("bm25", "demo,nosuch", "no evaluation named 'nosuch'"),
-        ("bm25", "demo,./missing.jsonl", "EVALUATION ./missing.jsonl: no such file"),
+        ("bm25", "demo,./missing.jsonl", "missing.jsonl: no such file"),
     ],
 )
 def test_a_run_set_naming_something_unknown_runs_nothing_and_records_nothing(
