@@ -15,6 +15,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -22,7 +23,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from memrank.errors import ContractError, DefinitionError, UsageError
-from memrank.system import Content, Document, Memory, Recall
+from memrank.system import Content, Document, Memory, Recall, text_of
 from memrank.systems.http._aml_service import (
     ADD_RETRIES,
     SEARCH_RETRIES,
@@ -30,7 +31,6 @@ from memrank.systems.http._aml_service import (
     AmlService,
 )
 from memrank.systems.http._attribution import Told, exact_key
-from memrank.systems.http._chunks import Chunk, chunks
 from memrank.systems.http._client import (
     Auth,
     HttpClient,
@@ -49,7 +49,15 @@ from memrank.wire.schema import (
     unix_ms,
 )
 
-__all__ = ["ADD_RETRIES", "SEARCH_RETRIES", "AmlEndpoints", "AmlMemory", "namespace_of"]
+__all__ = [
+    "ADD_RETRIES",
+    "SEARCH_RETRIES",
+    "AmlEndpoints",
+    "AmlMemory",
+    "Chunk",
+    "chunks",
+    "namespace_of",
+]
 
 Parsed = TypeVar("Parsed", bound=BaseModel)
 CLEARED_BY = "a fresh user_id per isolation unit; the contract has no delete"
@@ -300,3 +308,42 @@ def _built(model: type[Parsed], what: str, **fields: Any) -> Parsed:
         raise DefinitionError(
             f"{what} cannot be sent under the Add/Search contract: {problems_of(exc)}"
         ) from None
+
+
+_MAX_MESSAGES, _MAX_WORDS = 20, 2000
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One Add's worth of one source session."""
+
+    session: str
+    documents: tuple[Document, ...]
+
+
+def chunks(documents: Sequence[Document]) -> list[Chunk]:
+    """The documents grouped by source session (``metadata["session_id"]``, else each document
+    is its own session) in order of first appearance, each session cut in order into chunks
+    of at most 20 messages or 2,000 whitespace-counted words, as the contract's textual track
+    cuts them. A single message longer than 2,000 words is sent whole, alone in its chunk:
+    splitting it would change what was said."""
+    sessions: dict[str, list[Document]] = {}
+    for document in documents:
+        sessions.setdefault(_session_of(document), []).append(document)
+    cut: list[Chunk] = []
+    for session, members in sessions.items():
+        current: list[Document] = []
+        words = 0
+        for document in members:
+            count = len(text_of(document.content).split())
+            if current and (len(current) == _MAX_MESSAGES or words + count > _MAX_WORDS):
+                cut.append(Chunk(session, tuple(current)))
+                current, words = [], 0
+            current.append(document)
+            words += count
+        cut.append(Chunk(session, tuple(current)))
+    return cut
+
+
+def _session_of(document: Document) -> str:
+    return str(document.metadata.get("session_id", document.id))

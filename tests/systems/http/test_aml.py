@@ -14,9 +14,8 @@ from memrank import Document, Evaluation, Expected, Task
 from memrank.errors import UsageError
 from memrank.systems import WordOverlap
 from memrank.systems.http import AmlMemory
-from memrank.systems.http._chunks import chunks
 from memrank.systems.http._client import Auth
-from memrank.systems.http.aml import AmlEndpoints
+from memrank.systems.http.aml import AmlEndpoints, chunks
 from memrank.trace import Step
 from memrank.wire._service import Answer, ContractService
 from memrank.wire.schema import AddRequest, SearchRequest
