@@ -9,7 +9,7 @@ from memrank.result import Result
 from memrank.runs.breaches import breach_line, breaches_json
 from memrank.runs.causes import failure_causes, left_out, said
 
-__all__ = ["headline", "measure_rows", "summary_json", "summary_text"]
+__all__ = ["declared_headline", "headline", "measure_rows", "summary_json", "summary_text"]
 
 
 def measure_rows(result: Result) -> list[dict[str, Any]]:
@@ -45,11 +45,25 @@ def measure_rows(result: Result) -> list[dict[str, Any]]:
 def headline(result: Result, declared: str | None = None) -> tuple[str | None, float | None]:
     """The evaluation's headline value name and its mean: the number every summary shows.
 
-    ``declared`` is the evaluation's ``headline`` when the caller holds the evaluation; else a
-    shipped evaluation's declared headline is looked up by name, and any other evaluation's is
-    the first value name of its first measure.
+    This is the one place a result's headline is decided: ``memrank run``, the run registry
+    (``runs ls``, ``runs show``, ``watch``) and ``memrank view`` all show what it gives.
+    ``declared`` is the evaluation's ``headline`` when the caller holds the evaluation; else
+    the one the recorded evaluation declares (``declared_headline``), and for any other the
+    first value name of its first measure.
     """
     return _headline(result, declared, measure_rows(result))
+
+
+def declared_headline(result: Result) -> str | None:
+    """The headline value name the evaluation ``result`` records declares, read without
+    loading it: an evaluation file's (known by its ``file@`` version, whatever the file is
+    called), else a shipped evaluation's by name; None for any other."""
+    from memrank.catalog import headline_of
+    from memrank.evaluations.from_file import HEADLINE as FILE_HEADLINE
+
+    if result.evaluation.version.startswith("file@"):  # memrank.evaluations.from_file's versions
+        return FILE_HEADLINE
+    return headline_of(result.evaluation.name)
 
 
 def _headline(
@@ -57,9 +71,7 @@ def _headline(
 ) -> tuple[str | None, float | None]:
     if result.refusal is not None or not result.evaluation.measures:
         return None, None
-    from memrank.catalog import headline_of
-
-    wanted = declared or headline_of(result.evaluation.name)
+    wanted = declared or declared_headline(result)
     if wanted is None:
         first = result.evaluation.measures[0]
         found = next(

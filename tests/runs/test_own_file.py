@@ -4,6 +4,8 @@ headline the file format declares."""
 
 from __future__ import annotations
 
+import json
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -54,3 +56,22 @@ def test_the_record_names_the_file_absolutely_and_resumes_from_another_folder(
     assert again.returncode == 0, again.stderr
     [done] = all_records()
     assert done.id == record.id and done.state is RunState.DONE and done.tasks == 2
+
+
+@pytest.mark.parametrize("name", ["own.jsonl", "locomo.jsonl"])
+def test_run_runs_ls_and_view_show_one_headline_for_an_own_file_run(
+    own: Path, tmp_path: Path, name: str
+) -> None:
+    """The format's headline, evidence-recall@10, whatever the file is called (a file named
+    like a shipped evaluation is still a file)."""
+    own.rename(own.with_name(name))
+    saved = own.parent / "run.json"
+    outcome = memrank_here("run", "bm25", name, "--save", str(saved), "--json")
+    assert json.loads(outcome.stdout)["headline"]["measure"] == "evidence-recall@10"
+    listed = json.loads(memrank_here("runs", "ls", "--json").stdout)
+    assert [row["headline"]["measure"] for row in listed] == ["evidence-recall@10"]
+    for source in (str(saved), listed[0]["id"]):
+        out = tmp_path / "view" / str(len(source))
+        assert memrank_here("view", source, "--out", str(out)).returncode == 0
+        shown = re.search(r'id="headline">(?:<bdi>)?([^<\s]+)', (out / "index.html").read_text())
+        assert shown and shown[1] == "evidence-recall@10", source
