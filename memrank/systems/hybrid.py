@@ -21,6 +21,7 @@ defaults were chosen on LoCoMo's smoke slice and the BEAM conversation, never on
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -68,7 +69,7 @@ def split_words(document: Document, size: int, overlap: int) -> list[Document]:
 class DenseLexical(Memory):
     """Units embedded and BM25-indexed as they are told; what both hybrids share.
 
-    A subclass ranks (``retrieve``) and says how (``components``).
+    A subclass ranks (``_ranked``) and says how (``components``).
     """
 
     def __init__(
@@ -117,6 +118,17 @@ class DenseLexical(Memory):
         self._sessions.extend(unit.metadata.get("session_id") for unit in units)
         self._vectors = np.vstack([self._vectors, self._embedder.encode([u.text for u in units])])
         self._lexical.add([self._terms(unit.text) for unit in units])
+
+    def retrieve(
+        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
+    ) -> Recall:
+        if not self._units:
+            return Recall()
+        return self._ranked(text_of(query), k)
+
+    @abstractmethod
+    def _ranked(self, text: str, k: int) -> Recall:
+        """The best ``k`` units of a store that holds some, for the query ``text``."""
 
     def _dense(self, text: str) -> npt.NDArray[np.float64]:
         """Every unit's cosine with the query, in ingest order."""
@@ -197,12 +209,7 @@ class HybridAdapter(DenseLexical):
             batch_size=batch_size,
         )
 
-    def retrieve(
-        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
-    ) -> Recall:
-        if not self._units:
-            return Recall()
-        text = text_of(query)
+    def _ranked(self, text: str, k: int) -> Recall:
         fused = self.dense_weight * _minmax(self._dense(text))
         fused += (1 - self.dense_weight) * _minmax(self._bm25(text))
         final, via = fused.copy(), ["direct"] * len(fused)

@@ -19,13 +19,11 @@ Ties in a fixed pseudo-random order of query and text (version 1 kept ingest ord
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import numpy as np
 import numpy.typing as npt
 
 from memrank.errors import UsageError
-from memrank.system import Content, Recall, text_of
+from memrank.system import Recall
 from memrank.systems.hybrid import DenseLexical
 from memrank.systems.ties import descending
 
@@ -65,12 +63,7 @@ class InvMemHybrid(DenseLexical):
             batch_size=batch_size,
         )
 
-    def retrieve(
-        self, query: Content, k: int, user_id: str, query_timestamp: datetime | None = None
-    ) -> Recall:
-        if not self._units:
-            return Recall()
-        text = text_of(query)
+    def _ranked(self, text: str, k: int) -> Recall:
         ties = self._ties(text)
         fused = self._fused(text, ties)
         ranking = descending(fused, ties)
