@@ -139,6 +139,7 @@ def ls_command(
 
     now = now_utc()
     rows: list[dict[str, Any]] = []
+    shown: dict[str, str] = {}  # the evaluation column: the slice that ran marked
     for record in listing():
         if isinstance(record, Corrupt):
             if (not states or "corrupt" in states) and target is None and evaluation is None:
@@ -148,11 +149,13 @@ def ls_command(
             continue
         if target not in (None, record.target) or evaluation not in (None, record.evaluation):
             continue
+        shown[record.id] = record.part
         rows.append(
             {
                 "id": record.id,
                 "target": record.target,
                 "evaluation": record.evaluation,
+                "slice": record.slice,
                 "place": record.place,
                 "state": record.state.value,
                 "age": _age(now, record.created),
@@ -178,7 +181,7 @@ def ls_command(
             (
                 row["id"],
                 _cut(row["target"]),
-                _cut(row["evaluation"]),
+                _cut_path(shown[row["id"]]),
                 row["place"],
                 row["state"],
                 row["age"],
@@ -264,6 +267,7 @@ def show_command(run_id: str, with_result: bool) -> None:
         ("run", record.id),
         ("target", record.target),
         ("evaluation", record.evaluation),
+        ("slice", f"{record.slice} (a slice is not a measurement)" if record.slice else "-"),
         ("options", " ".join(record.options) or "none"),
         ("place", record.place),
         ("state", record.state.value),
@@ -328,6 +332,13 @@ _CELL = 32
 
 def _cut(text: str, width: int = _CELL) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _cut_path(text: str, width: int = _CELL) -> str:
+    """An evaluation file's path keeps its end (its name, the slice marked after it)."""
+    if "/" not in text or len(text) <= width:
+        return _cut(text, width)
+    return "…" + text[-(width - 1) :]
 
 
 def _cutoff(now: datetime, text: str) -> datetime:

@@ -82,6 +82,7 @@ def _row(member: Member) -> dict[str, Any]:
     return {
         "system": member.target,
         "evaluation": member.evaluation,
+        "slice": record.slice,
         "run_id": record.id,
         "state": record.state.value,
         "exit_code": record.exit_code,
@@ -101,7 +102,7 @@ def _table(members: list[Member]) -> str:
         rows.append(
             (
                 member.target,
-                member.evaluation,
+                member.record.part,
                 row["state"],
                 row["headline"]["measure"] or "-",
                 "-" if mean is None else f"{mean:.4f}",

@@ -59,6 +59,9 @@ class RunRecord(BaseModel):
     command-line words: what the resume command repeats and a resume falls back on."""
     shard: str | None = None
     """``I/N`` when only that shard of the evaluation runs (``--shard``)."""
+    slice: str | None = None
+    """The slice that ran (``limit 10``, ``tasks q1,q2``, ``shard 2/3``, ``smoke``), once the
+    evaluation is loaded; None for the whole evaluation."""
     place: str = "local"
     """Where the system ran: ``local`` (in this machine's memrank) or ``none`` (already running)."""
     state: RunState = RunState.RUNNING
@@ -84,6 +87,14 @@ class RunRecord(BaseModel):
     A withdrawal takes them all off the board."""
     approval: str | None = None
     """Who approved it, for which track and division, when."""
+
+    @property
+    def part(self) -> str:
+        """The evaluation as named, with the slice that ran marked (``demo [limit 10]``): a
+        slice is not a measurement, and no listing may pass one off as the whole."""
+        if self.slice is None or self.evaluation.endswith(f":{self.slice}"):
+            return self.evaluation
+        return f"{self.evaluation} [{self.slice}]"
 
 
 def home() -> Path:

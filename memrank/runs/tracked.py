@@ -144,7 +144,8 @@ def run_tracked(plan: RunPlan, *, progress: bool = False, say: Say | None = None
 def _main(plan: RunPlan, record: RunRecord, progress: bool, tell: Say) -> Finished:
     """The stages of a run, in order, each handed what the one before made."""
     loaded = _load(plan, tell)
-    record = save_record(record.model_copy(update={"tasks": len(loaded.evaluation.tasks)}))
+    part = loaded.evaluation
+    record = save_record(record.model_copy(update={"tasks": len(part.tasks), "slice": part.slice}))
     journal = _journal(plan, record, loaded)
     result = _run(plan, record, loaded, journal, progress, tell)
     result = _merged(loaded, result)

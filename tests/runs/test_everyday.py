@@ -99,6 +99,25 @@ def test_limit_runs_the_first_tasks_as_a_slice_that_is_not_publishable(tmp_path:
     assert "a slice (limit 3) is not a measurement" in reasons
 
 
+def test_a_sliced_run_is_marked_wherever_it_is_shown() -> None:
+    single = memrank_here("run", "word-overlap", "demo", "--limit", "2", "--json")
+    assert json.loads(single.stdout)["slice"] == "limit 2"
+    whole = memrank_here("run", "word-overlap", "demo", "--json")
+    assert json.loads(whole.stdout)["slice"] is None
+    sliced, full = all_records()
+    table = memrank_here("runs", "ls").stdout.splitlines()
+    assert [line.split()[2:4] for line in table[1:]] == [["demo", "[limit"], ["demo", "local"]]
+    listed = json.loads(memrank_here("runs", "ls", "--json").stdout)
+    assert [row["slice"] for row in listed] == ["limit 2", None]
+    shown = memrank_here("runs", "show", sliced.id).stdout
+    assert "slice:      limit 2 (a slice is not a measurement)" in shown
+    assert "slice:      -" in memrank_here("runs", "show", full.id).stdout
+    pairs = memrank_here("run", "word-overlap,bm25", "demo", "--tasks", "q_job")
+    assert pairs.stdout.count("demo [tasks q_job]") == 2, pairs.stdout
+    pairs_json = memrank_here("run", "word-overlap,bm25", "demo", "--limit", "1", "--json")
+    assert [r["slice"] for r in json.loads(pairs_json.stdout)["runs"]] == ["limit 1"] * 2
+
+
 def test_tasks_runs_the_tasks_named_and_suggests_a_near_miss(tmp_path: Path) -> None:
     saved = tmp_path / "two.json"
     outcome = memrank_here(
