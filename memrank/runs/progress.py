@@ -51,7 +51,9 @@ class Progress:
                 self.tasks_done += asked
                 self.units_done += not isinstance(earlier, PartDone)  # the rest is still to run
             elif self.live:  # a unit's documents can take a while to be told: say so at once
-                self.stream.write("\r" + fitted(f"{self.line()}  unit {unit}: starting") + "\033[K")
+                self.stream.write(
+                    "\r" + fitted(f"{self.line()}  unit {unit}: starting", self.stream) + "\033[K"
+                )
                 self.stream.flush()
         return earlier
 
@@ -70,7 +72,7 @@ class Progress:
             now = time.monotonic()
             if now - self._drawn >= _REDRAW_S:
                 self._drawn = now
-                self.stream.write("\r" + fitted(self.line()) + "\033[K")
+                self.stream.write("\r" + fitted(self.line(), self.stream) + "\033[K")
                 self.stream.flush()
 
     def unit_finished(self, unit: str, outcome: UnitOutcome) -> None:
@@ -79,7 +81,9 @@ class Progress:
         with self._lock:
             self.units_done += 1
             self.stream.write(
-                ("\r" + fitted(self.line()) + "\033[K") if self.live else self.line() + "\n"
+                ("\r" + fitted(self.line(), self.stream) + "\033[K")
+                if self.live
+                else self.line() + "\n"
             )
             self.stream.flush()
 
@@ -105,12 +109,19 @@ class Progress:
         ) + (f"  {waiting}" if waiting else "")
 
 
-def fitted(line: str) -> str:
-    """``line`` cut to the terminal's width: a redrawn line that wraps cannot be redrawn, and
-    leaves a stale row behind at every redraw."""
-    import shutil
+def fitted(line: str, stream: TextIO) -> str:
+    """``line`` cut to the width of the terminal ``stream`` is (stderr, wherever stdout goes):
+    a redrawn line that wraps cannot be redrawn, and leaves a stale row behind at every redraw.
+    Off a terminal, ``$COLUMNS`` or 80."""
+    import os
 
-    width = shutil.get_terminal_size(fallback=(80, 24)).columns
+    try:
+        width = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):  # no descriptor, or not a terminal
+        width = 0
+    if width <= 0:  # a terminal that does not say its size counts as not one
+        columns = os.environ.get("COLUMNS", "")
+        width = int(columns) if columns.isdigit() and int(columns) > 0 else 80
     return line if len(line) < width else line[: max(width - 2, 1)] + "…"
 
 

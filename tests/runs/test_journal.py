@@ -115,3 +115,41 @@ def test_a_live_progress_line_says_a_unit_is_starting_before_its_first_task(
     assert progress.done("conv-26") is None
     assert "0/1986 tasks (0%)  0/10 units" in stream.getvalue()
     assert "unit conv-26: starting" in stream.getvalue()
+
+
+def test_the_progress_line_fits_the_terminal_it_is_drawn_on_not_stdouts() -> None:
+    """stderr a 40-column terminal, stdout redirected (``memrank run ... > out.txt``): every
+    redrawn line is cut to 40 columns, the width of the stream the line is written to."""
+    import fcntl
+    import os
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    master, terminal = os.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+    environment = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memrank", "run", "word-overlap", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env=environment,
+    )
+    os.close(terminal)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal's other end closed: the run is over
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(master)
+    process.communicate(timeout=60)
+    assert process.returncode == 0, drawn
+    segments = re.split(r"[\r\n]+", drawn.decode().replace("\033[K", ""))
+    redrawn = [s for s in segments if s.startswith("word-overlap × demo  ")]
+    assert redrawn, segments
+    assert max(len(s) for s in redrawn) < 40, redrawn
