@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from memrank.answer.names import SYSTEM_ANSWERS, answer_name
-from memrank.answer.not_judged import NotJudged
 from memrank.answer.protocols import Protocol
 from memrank.answer.rules import bleu_1, locomo_score, mem0_f1
 from memrank.answer.usage import CallAccount, Usage
@@ -31,7 +30,6 @@ __all__ = [
     "AnswerMeans",
     "Judge",
     "JudgeAccount",
-    "NotJudged",
     "RuleScore",
     "answer_measures",
 ]

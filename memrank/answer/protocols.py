@@ -57,8 +57,8 @@ Role = Literal["system", "user"]
 class JudgeStep:
     """How a protocol's judge is asked and read."""
 
-    prompt_of: Callable[[Task], str]
-    """The judge prompt id for a task (LongMemEval picks by question type)."""
+    prompts: tuple[str, ...]
+    """Every judge prompt id it may send; the first, unless ``prompt_of`` picks one."""
     params: CallParams
     model: str
     """The judge the source used, as a model spec."""
@@ -70,6 +70,13 @@ class JudgeStep:
     """Every verdict is 0 or 1 (False for a graded judge: Mem-Gallery's 0, 0.5, 1)."""
     question_of: Callable[[Task], str] | None = None
     """The question as the judge reads it; None for the task's prompt as text."""
+    prompt_of: Callable[[Task], str] | None = None
+    """The judge prompt id for a task, where there are several (LongMemEval picks by question
+    type)."""
+
+    def prompt_for(self, task: Task) -> str:
+        """The judge prompt id to send for ``task``."""
+        return self.prompts[0] if self.prompt_of is None else self.prompt_of(task)
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,7 @@ class Protocol:
 
     def judge_prompt_ids(self) -> tuple[str, ...]:
         """The prompt ids its judge may send."""
-        return _JUDGE_PROMPTS.get(self.name, ())
+        return () if self.judge is None else self.judge.prompts
 
     def fingerprint(self) -> str:
         """sha256 over the bundle: prompt pins, parameters, default models, scoring."""
@@ -160,7 +167,7 @@ class Protocol:
     def judge_messages(self, task: Task, gold: str, answer: str) -> tuple[Prompt, list[Message]]:
         """The judge prompt and the exact messages sent for one answer."""
         assert self.judge is not None
-        template = prompt(self.judge.prompt_of(task))
+        template = prompt(self.judge.prompt_for(task))
         question, gold_slot, answer_slot = self.judge.slots
         asked = self.judge.question_of(task) if self.judge.question_of else text_of(task.prompt)
         text = template.render(**{question: asked, gold_slot: gold, answer_slot: answer})
@@ -189,12 +196,6 @@ def _lme_judge_prompt(task: Task) -> str:
     return template
 
 
-_JUDGE_PROMPTS: dict[str, tuple[str, ...]] = {
-    "mem0": ("mem0-judge",),
-    "longmemeval": (*sorted(set(_LME_TEMPLATES.values())), "longmemeval-judge-abstention"),
-    "aml": ("aml-judge",),
-    "mem-gallery": ("mem-gallery-judge",),
-}
 _MINI = "openai:gpt-4o-mini"
 
 PROTOCOLS: dict[str, Protocol] = {
@@ -215,7 +216,7 @@ PROTOCOLS: dict[str, Protocol] = {
                 "speaker_2_memories",
             ),
             judge=JudgeStep(
-                prompt_of=lambda task: "mem0-judge",
+                prompts=("mem0-judge",),
                 params=CallParams(temperature=0.0, json_object=True),
                 model=_MINI,
                 reader="json-label",
@@ -246,11 +247,12 @@ PROTOCOLS: dict[str, Protocol] = {
             slots=longmemeval_slots,
             context=("history",),
             judge=JudgeStep(
-                prompt_of=_lme_judge_prompt,
+                prompts=(*sorted(set(_LME_TEMPLATES.values())), "longmemeval-judge-abstention"),
                 params=CallParams(temperature=0.0, max_tokens=10),
                 model="openai:gpt-4o-2024-08-06",
                 reader="yes-no",
                 slots=("question", "answer", "response"),
+                prompt_of=_lme_judge_prompt,
             ),
             rules=(),
         ),
@@ -269,7 +271,7 @@ PROTOCOLS: dict[str, Protocol] = {
                 "speaker_2_memories",
             ),
             judge=JudgeStep(
-                prompt_of=lambda task: "aml-judge",
+                prompts=("aml-judge",),
                 params=CallParams(temperature=0.0, max_tokens=1024),
                 model=_MINI,
                 reader="aml-label",
@@ -303,7 +305,7 @@ PROTOCOLS: dict[str, Protocol] = {
             slots=mem_gallery_slots,
             context=("memory_context",),
             judge=JudgeStep(
-                prompt_of=lambda task: "mem-gallery-judge",
+                prompts=("mem-gallery-judge",),
                 params=CallParams(temperature=0.0),
                 # DefaultEvalConfig.py: Qwen2.5-VL-7B-Instruct served by vLLM on 127.0.0.1:8000
                 model="openai-compatible:http://127.0.0.1:8000/v1:Qwen2.5-VL-7B-Instruct",
