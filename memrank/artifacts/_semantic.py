@@ -5,24 +5,24 @@ A valid signature says who vouched for the bytes, not that a board can show them
 binary-declared measure holding 0.759, a value of 1e308 whose mean overflows, a share above
 one or a name of ten thousand characters would each break or fool every page built after it.
 attest refuses to sign such a run, and verify refuses it when someone else's memrank signed it,
-so the board only ever meets runs it can show.
+so the board only ever meets runs it can show. The ranges numbers are held to, and the check
+of a group's values (in the result file alone), are ``_ranges``'.
 
 Columns are checked whole (numpy), so the checks cost a fraction of reading the file.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import orjson
 
 from memrank._unicode_security import first_invisible
+from memrank.artifacts._ranges import UNIT, check_group_values, check_numbers, declared_range
 from memrank.artifacts._scores import ScoreColumn, Scores, read_scores
 from memrank.artifacts._statement import Statement
 from memrank.artifacts._subjects import MAX_SCORES_BYTES
@@ -32,9 +32,7 @@ from memrank.errors import (
     SemanticRefused,
     ShareInconsistent,
     TaskIdsRepeat,
-    ValueNotBinary,
     ValueNotFinite,
-    ValueOutOfRange,
 )
 from memrank.measure import Value
 from memrank.measures.kinds import declared_binary
@@ -45,7 +43,6 @@ __all__ = [
     "COMPONENT_KEY_LIMIT",
     "COMPONENT_VALUE_LIMIT",
     "LIST_LIMIT",
-    "MAGNITUDE_LIMIT",
     "MAX_ENVELOPE_BYTES",
     "NAME_LIMIT",
     "REASON_LIMIT",
@@ -57,7 +54,6 @@ __all__ = [
     "check_statement",
     "check_to_sign",
     "check_verified",
-    "declared_range",
 ]
 
 MAX_ENVELOPE_BYTES = 1 << 20
@@ -78,31 +74,6 @@ REASON_LIMIT = 4_000
 """Characters at most in a reason (a value's ``why``): it may quote what the system said."""
 LIST_LIMIT = 200_000
 """Entries at most in any list or mapping of a statement or scores file (tasks, measures)."""
-MAGNITUDE_LIMIT = 1e12
-"""No value is larger in magnitude: the mean of ``LIST_LIMIT`` of them stays exact enough,
-and a sum of squares never overflows a double."""
-
-_UNIT = (0.0, 1.0)
-_ZERO_OR_ONE = frozenset({0.0, 1.0})
-_MEAN = r"(\.mean(\.category-.+)?)?"
-_DECLARED_RANGES: tuple[tuple[re.Pattern[str], tuple[float, float]], ...] = (
-    (re.compile(rf"(failure-rate|demo-score|word-match|integrity-suspect){_MEAN}$"), _UNIT),
-    (re.compile(rf"(evidence-(recall|hit)|session-recall)(-negative)?@[^.]+{_MEAN}$"), _UNIT),
-    (re.compile(rf"(recall-all|ndcg-any)@[^.]+{_MEAN}$"), _UNIT),
-    (re.compile(rf"(latency\..+|usage\..+|recalled-words{_MEAN})$"), (0.0, MAGNITUDE_LIMIT)),
-)
-"""The ranges memrank's measures declare for the value names they produce (and their means):
-rates, recalls, hits and nDCG in [0, 1], latencies, word counts and a run's model usage
-(tokens, cost) non-negative. A name none
-matches may hold any value within ``MAGNITUDE_LIMIT``; a binary-declared name holds 0 or 1, a
-share [0, 1]."""
-
-
-@functools.lru_cache(maxsize=4096)
-def declared_range(name: str) -> tuple[float, float]:
-    """The closed range the value name ``name`` is declared to hold."""
-    found = next((bounds for pattern, bounds in _DECLARED_RANGES if pattern.match(name)), None)
-    return found or (-MAGNITUDE_LIMIT, MAGNITUDE_LIMIT)
 
 
 # -- text --------------------------------------------------------------------------------------
@@ -191,26 +162,28 @@ def _no_run_between_quotes_over(text: bytes, limit: int) -> bool:
 
 def check_result_values(result: Result) -> None:
     """Refuse a result holding a NaN or infinite value (at attestation: a result file writes
-    them as null, so the scores would silently read "undecided")."""
+    them as null, so the scores would silently read "undecided"), or a group's value outside
+    its declared range (no other file holds a group's value: a ``demo-score`` of 1.7)."""
     for value in result.values:
         if value.value is not None and not math.isfinite(value.value):
             raise ValueNotFinite(
                 f"the value of {value.measure!r} for {value.scope_label!r} is {value.value}; "
                 "a value is a finite number, or None with a reason"
             )
+    check_group_values((value.model_dump() for value in result.values), "the result")
 
 
 def _check_summary(where: str, summary: Sequence[Value], binary: frozenset[str]) -> None:
     """The run-scope values (the schema already holds a share's value to count/total): a few
-    dozen numbers, checked one by one; the first that fails is described by ``_check_numbers``."""
+    dozen numbers, checked one by one; the first that fails is described by ``check_numbers``."""
     for value in summary:
         number = value.value
         if number is None:
             continue
-        low, high = _UNIT if value.count is not None else declared_range(value.measure)
+        low, high = UNIT if value.count is not None else declared_range(value.measure)
         plain = math.isfinite(number) and low <= number <= high
         if not plain or (value.measure in binary and number not in (0.0, 1.0)):
-            _check_numbers(
+            check_numbers(
                 f"{where}: the summary's {value.measure!r}",
                 value.measure,
                 [number],
@@ -264,7 +237,7 @@ def _check_column(where: str, name: str, column: ScoreColumn, binary: frozenset[
     share = column.count is not None and column.total is not None
     if share:
         _check_shares(where, column, np.array(column.values, dtype=np.float64))  # None is NaN
-    _check_numbers(where, name, column.values, binary, share=share)
+    check_numbers(where, name, column.values, binary, share=share)
 
 
 def _check_shares(where: str, column: ScoreColumn, values: np.ndarray[Any, Any]) -> None:
@@ -280,46 +253,6 @@ def _check_shares(where: str, column: ScoreColumn, values: np.ndarray[Any, Any])
             f"{where}: task {at} is a share of {values[at]!r} with count {count[at]:g} of total "
             f"{total[at]:g}; a share's count is at most its total and its value is count/total"
         )
-
-
-def _check_numbers(
-    where: str,
-    name: str,
-    values: Sequence[float | None],
-    binary: frozenset[str],
-    *,
-    share: bool,
-) -> None:
-    """The values of the value name ``name`` (None where undecided), whole: each distinct
-    value is checked once, and a refusal names the first value, in order, that fails."""
-    distinct = set(values)
-    distinct.discard(None)
-    if not distinct:
-        return
-    numbers = np.fromiter(distinct, dtype=np.float64, count=len(distinct))
-    lowest, highest = float(numbers.min()), float(numbers.max())  # NaN, if any, wins both
-    if not (math.isfinite(lowest) and math.isfinite(highest)):
-        raise ValueNotFinite(
-            f"{where} holds {_first(values, lambda v: not math.isfinite(v))}; a value is a "
-            "finite number, or null with a reason"
-        )
-    if name in binary and not distinct <= _ZERO_OR_ONE:
-        raise ValueNotBinary(
-            f"{where} is declared binary but holds {_first(values, lambda v: v not in (0, 1))}; "
-            "a binary measure's values are 0 or 1"
-        )
-    low, high = _UNIT if share else declared_range(name)
-    if lowest < low or highest > high:
-        kind = ShareInconsistent if share else ValueOutOfRange
-        raise kind(
-            f"{where} holds {_first(values, lambda v: not low <= v <= high)}, outside its "
-            f"declared range [{low:g}, {high:g}]"
-        )
-
-
-def _first(values: Sequence[float | None], fails: Callable[[float], bool]) -> str:
-    """The first of ``values`` (None aside) that ``fails``, as the refusal names it."""
-    return repr(float(next(v for v in values if v is not None and fails(v))))
 
 
 # -- the two hooks -----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import orjson
 
 from memrank._files import read_at_most
 from memrank.artifacts._canonical import parse_canonical
+from memrank.artifacts._ranges import check_group_values
 from memrank.artifacts._results_store import ResultsStore, read_kept, results_cache
 from memrank.artifacts._scores import Scores, gives_scores, read_scores
 from memrank.artifacts._statement import Statement, facts_of
@@ -313,6 +314,7 @@ def _check_result(
             "(docs/artifacts.md, The scores file); the signer made it some other way. "
             "Re-attest the run from its result file"
         )
+    check_group_values(result_file["values"], f"{source}: {where}")
 
 
 def _check_integrity(result_file: dict[str, Any], timings: Any, where: str, source: str) -> None:

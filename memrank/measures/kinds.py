@@ -5,10 +5,12 @@ A result records the binary names (``evaluation.binary``). A result saved before
 declared their type recorded nothing (None); for it, the shipped measures' own declarations
 stand in, so ``word-match`` and ``evidence-hit@10`` stay binary when such a result is read again.
 
-Ranges are declared here, per value name's stem (the name before ``@``, and without a
-``.mean`` or ``.mean.category-<c>`` ending, since a mean lies where its values do): every share
-and recall in [0, 1], counts of words and tokens, durations and costs from 0 up. An interval drawn for a mean
-never leaves its range (memrank.stats.bounded); a name not declared here has no range.
+Ranges are declared here, per value name's stem (the name before ``@`` or ``:``, and without a
+``.mean`` or ``.mean.category-<c>`` ending, since a mean lies where its values do): every share,
+recall, rate and answer score in [0, 1], counts of words and tokens, durations and costs from 0
+up. An interval drawn for a mean never leaves its range (memrank.stats.bounded); attestation and
+verification refuse a value outside it (memrank.artifacts); a name not declared here has no
+range.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ _RANGES: dict[str, Bounds] = {
             "ndcg-any",
             "instructions-followed",
             "failure-rate",
+            "integrity-suspect",
+            "judge",
+            "answer-f1",
+            "bleu-1",
+            "locomo-f1",
         ),
         SHARE,
     ),
@@ -62,5 +69,5 @@ def shipped_binary() -> tuple[str, ...]:
 
 def declared_range(name: str) -> Bounds:
     """The range of the values named ``name`` (``(None, None)`` when none is declared)."""
-    stem = name.partition(".mean")[0].partition("@")[0]
+    stem = name.partition(".mean")[0].partition("@")[0].partition(":")[0]
     return _RANGES.get(stem, _RANGES.get(stem.partition(".")[0], (None, None)))
