@@ -7,10 +7,10 @@ import hashlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from memrank.system import Document, Memory, takes_options
 from memrank.systems.http._client import Auth
@@ -27,6 +27,8 @@ from memrank.wire.schema import (
 )
 
 __all__ = ["Answer", "ContractService"]
+
+Request = TypeVar("Request", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -81,13 +83,9 @@ class ContractService:
 
     def add(self, body: bytes, headers: Mapping[str, str]) -> Answer:
         """Answer an Add; ``headers`` are looked up by lower-case name."""
-        refused = self._refused(headers)
-        if refused is not None:
-            return refused
-        try:
-            request = AddRequest.model_validate_json(body)
-        except ValidationError as exc:
-            return _invalid(exc)
+        request = self._request(AddRequest, body, headers)
+        if isinstance(request, Answer):
+            return request
         digest = hashlib.sha256(request.model_dump_json().encode()).hexdigest()
         try:
             store = self._store(request.user_id, create=True)
@@ -118,13 +116,9 @@ class ContractService:
 
     def search(self, body: bytes, headers: Mapping[str, str]) -> Answer:
         """Answer a Search; ``headers`` are looked up by lower-case name."""
-        refused = self._refused(headers)
-        if refused is not None:
-            return refused
-        try:
-            request = SearchRequest.model_validate_json(body)
-        except ValidationError as exc:
-            return _invalid(exc)
+        request = self._request(SearchRequest, body, headers)
+        if isinstance(request, Answer):
+            return request
         store = self._store(request.user_id, create=False)
         if store is None:
             return Answer(200, SearchResponse(data=()).model_dump_json().encode())
@@ -150,14 +144,21 @@ class ContractService:
             )
         return Answer(200, found.model_dump_json(exclude_none=True).encode())
 
-    def _refused(self, headers: Mapping[str, str]) -> Answer | None:
-        if self._auth is None or self._auth.accepts(headers):
-            return None
-        ((header, _),) = self._auth.headers().items()
-        expected = (
-            "X-Api-Key: <key>" if header == "X-Api-Key" else f"{header}: {self._auth.scheme} <key>"
-        )
-        return reason(401, f"missing or wrong credentials; this endpoint expects {expected}")
+    def _request(
+        self, model: type[Request], body: bytes, headers: Mapping[str, str]
+    ) -> Request | Answer:
+        """The request, or the answer that refuses it: 401 without the credentials, else 422
+        for a body off the contract."""
+        if self._auth is not None and not self._auth.accepts(headers):
+            ((header, _),) = self._auth.headers().items()
+            scheme = "" if header == "X-Api-Key" else f" {self._auth.scheme}"
+            return reason(
+                401, f"missing or wrong credentials; this endpoint expects {header}:{scheme} <key>"
+            )
+        try:
+            return model.model_validate_json(body)
+        except ValidationError as exc:
+            return _invalid(exc)
 
     def _store(self, user_id: str, *, create: bool) -> _Store | None:
         with self._lock:
