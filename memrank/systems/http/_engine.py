@@ -205,7 +205,9 @@ class EngineMemory(Memory):
         self._reads = RetryPolicy(READ_RETRIES, tries, wait)
         self._writes = RetryPolicy(WRITE_RETRIES, tries, wait, transport=False)
         self._scope = (f"direct_{secrets.token_hex(6)}", "direct")
-        self._version: dict[str, str | None] = {}  # shared by every unit's handle
+        # what the engine is asked once per client (its version, a translator's description),
+        # by name: shared by every unit's handle
+        self._said_once: dict[str, Any] = {}
         self._begin(None)
 
     def _begin(self, namespace: str | None) -> None:
@@ -239,7 +241,8 @@ class EngineMemory(Memory):
     def declared_version(self) -> str | None:
         """The version the engine names (``version_at``), read once when the first unit is
         prepared; None when it names none or did not answer."""
-        return self._version.get("it")
+        version: str | None = self._said_once.get("version")
+        return version
 
     def time_limits(self) -> str:
         return self._client.time_limits(self._reads, f"calls to {self.engine}")
@@ -254,8 +257,8 @@ class EngineMemory(Memory):
         namespace = self.namespace(isolation_unit)
         self._begin(namespace)
         self._reset(namespace)
-        if "it" not in self._version:  # once it answered: a dead engine costs no extra wait
-            self._version["it"] = self._engine_version()
+        if "version" not in self._said_once:  # once it answered: a dead engine costs no more
+            self._said_once["version"] = self._engine_version()
 
     def ingest(self, documents: Sequence[Document]) -> None:
         namespace = self._current("ingest")

@@ -87,30 +87,17 @@ class Native(EngineMemory):
     url_variable, key_variable = "MEMRANK_TRANSLATOR_URL", "MEMRANK_TRANSLATOR_KEY"
     default_timeout = 300.0
 
-    def __init__(
-        self,
-        base_url: str | None = None,
-        *,
-        api_key: str | None = None,
-        timeout: float | None = None,
-        attempts: int = 4,
-        backoff: float = 0.5,
-    ) -> None:
-        super().__init__(
-            base_url, api_key=api_key, timeout=timeout, attempts=attempts, backoff=backoff
-        )
-        self._described: dict[str, Description] = {}  # shared by every unit's handle
-
     def describe(self) -> Description:
         """The translator's description, read once per client."""
-        if "it" not in self._described:
+        if "description" not in self._said_once:
             answer = self._call("GET", "/describe", "describe")
-            self._described["it"] = _parsed(Description, answer, "describe")
-        return self._described["it"]
+            self._said_once["description"] = _parsed(Description, answer, "describe")
+        described: Description = self._said_once["description"]
+        return described
 
     def declared_version(self) -> str | None:
         """The version the translator described, once a unit has been prepared."""
-        described = self._described.get("it")
+        described: Description | None = self._said_once.get("description")
         return described.version if described else None
 
     def _reset(self, namespace: str) -> None:
