@@ -195,6 +195,14 @@ class RerunDiffers(MemrankError):
     exit_code = 9
 
 
+class StoreUploadFailed(MemrankError):
+    """Result files could not be uploaded to the results store's GitHub release: a token it
+    refuses, a repository it does not show, a rate limit past the wait allowed, an upload that
+    kept failing, or an asset of a result file's name holding other bytes."""
+
+    exit_code = 1
+
+
 # -- the trust root ---------------------------------------------------------------------------
 
 

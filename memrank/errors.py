@@ -86,6 +86,7 @@ what went wrong, where (the file, field or argument), and what to do. Because th
     │   └── SiteOutOfDate           (exit 1)  --check: site/ is not what the artifacts build
     ├── ReproduceRefused            (exit 10) `memrank reproduce` cannot recreate the recorded build
     ├── RerunDiffers                (exit 9)  a rerun's files are not the signed ones (the reading says how)
+    ├── StoreUploadFailed           (exit 1)  result files not uploaded to the results store's release
     └── Interrupted                 (exit 130) Ctrl-C stopped a run; its journal resumes it
         ├── Terminated              (exit 143) SIGTERM stopped it, as Ctrl-C does
         └── HungUp                  (exit 129) SIGHUP stopped it, as Ctrl-C does
@@ -159,6 +160,7 @@ from memrank._errors import (
     SignatureRefused,
     SiteOutOfDate,
     SliceNotPublishable,
+    StoreUploadFailed,
     SubjectDigestMismatch,
     SubjectMissing,
     SuspectRun,
@@ -248,6 +250,7 @@ __all__ = [
     "SignatureRefused",
     "SiteOutOfDate",
     "SliceNotPublishable",
+    "StoreUploadFailed",
     "SubjectDigestMismatch",
     "SubjectMissing",
     "TaskIdsRepeat",

@@ -4,7 +4,8 @@ A full LoCoMo result file is ~11 MB, so result files live in a store named in bo
 (``results_store`` under ``[site]``): a local directory holding ``<sha256>.json``, or an HTTPS URL template
 with ``{sha256}`` in it (the repository's release assets, for example). ``fetch`` never trusts
 the store: it reads at most the size the signed scores file states, within a deadline, and
-hands back only bytes whose sha256 is the signed one.
+hands back only bytes whose sha256 is the signed one. ``artifacts/results-store.json`` lists
+the digests the store holds; ``memrank upload-results`` writes it (memrank.artifacts._store_upload).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from memrank.errors import (
 )
 
 __all__ = [
+    "DIGEST",
     "FETCH_DEADLINE_S",
     "STORE_MANIFEST",
     "ResultsStore",
@@ -49,11 +51,12 @@ _CONNECT_S = 10.0
 _READ_S = 30.0
 _CHUNK = 1 << 16
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-_DIGEST = re.compile(r"[0-9a-f]{64}")
+DIGEST = re.compile(r"[0-9a-f]{64}")
+"""A sha256 as result files are named by it: 64 lowercase hex digits."""
 
 
 STORE_MANIFEST = "results-store.json"
-"""In an artifacts directory: the digests of the result files uploaded to the results store."""
+"""In an artifacts directory: the digests of the result files the results store holds."""
 
 
 def held_by_store(artifacts: Path) -> frozenset[str]:
@@ -64,19 +67,21 @@ def held_by_store(artifacts: Path) -> frozenset[str]:
         return frozenset()
     try:
         digests = orjson.loads(path.read_bytes())["digests"]
-        if not all(isinstance(d, str) and _DIGEST.fullmatch(d) for d in digests):
+        if not all(isinstance(d, str) and DIGEST.fullmatch(d) for d in digests):
             raise TypeError("a digest is not 64 lowercase hex digits")
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
         raise BoardConfigError(
-            f'{path}: not {{"digests": ["<sha256>", ...]}} ({exc}); the publishing step keeps it'
+            f'{path}: not {{"digests": ["<sha256>", ...]}} ({exc}); memrank upload-results writes it'
         ) from None
     return frozenset(digests)
 
 
 def record_stored(artifacts: Path, digests: Iterable[str]) -> None:
-    """Add ``digests`` to ``artifacts/results-store.json``: result files now uploaded."""
-    held = held_by_store(artifacts) | frozenset(digests)
-    write_atomic(artifacts / STORE_MANIFEST, orjson.dumps({"digests": sorted(held)}) + b"\n")
+    """Write ``artifacts/results-store.json``: ``digests`` are what the results store holds
+    (all of it: a digest the store no longer holds leaves the list)."""
+    write_atomic(
+        artifacts / STORE_MANIFEST, orjson.dumps({"digests": sorted(set(digests))}) + b"\n"
+    )
 
 
 def results_cache() -> Path:
@@ -215,7 +220,7 @@ class ResultsStore:
                 if response.status_code == 404:
                     raise SubjectMissing(
                         f"{url}: the results store answered 404; the result file was never "
-                        "uploaded there (memrank publish uploads it)"
+                        "uploaded there (memrank upload-results uploads it)"
                     )
                 if response.status_code != 200:
                     raise ResultStoreError(

@@ -86,6 +86,10 @@ COMMANDS = {
         "memrank.cli.trust:trust_group",
         "Create and rotate the trust root (root.json): who may sign runs, and what is pinned.",
     ),
+    "upload-results": (
+        "memrank.cli.publish:upload_results_command",
+        "Upload the result files in STORE to the GitHub release that is the results store.",
+    ),
     "verify": (
         "memrank.cli.artifacts:verify_command",
         "Verify signed runs and report each one, ok or refused (with its error class).",

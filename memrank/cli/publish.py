@@ -1,4 +1,5 @@
-"""memrank review, approve, withdraw, supersede: from a finished run to a signed artifact.
+"""memrank review, approve, withdraw, supersede: from a finished run to a signed artifact; and
+memrank upload-results: its result file into the results store.
 
 approve signs a run of the registry through ``memrank.artifacts.attest`` (the one way a run is
 placed in an artifacts directory) after the same checks ``attest`` makes and the run's review,
@@ -22,7 +23,13 @@ if TYPE_CHECKING:
     from memrank.artifacts import Root
     from memrank.runs.registry import RunRecord
 
-__all__ = ["approve_command", "review_command", "supersede_command", "withdraw_command"]
+__all__ = [
+    "approve_command",
+    "review_command",
+    "supersede_command",
+    "upload_results_command",
+    "withdraw_command",
+]
 
 _ARTIFACTS = artifacts_option(
     "The artifacts directory: its root.json is the trust root checked against."
@@ -156,6 +163,62 @@ def withdraw_command(run_id: str, reason: str, directory: Path) -> None:
     for envelope in envelopes:
         click.echo(f"withdrawn:  {envelope.stem} ({envelope} removed)")
     click.echo("next:       memrank build-site, then commit artifacts/ and site/")
+
+
+@click.command("upload-results")
+@click.argument("store", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--repo",
+    envvar="GITHUB_REPOSITORY",
+    metavar="OWNER/NAME",
+    help="The GitHub repository whose release is the results store. Default: GITHUB_REPOSITORY.",
+)
+@click.option("--tag", default="results", show_default=True, help="The release's tag.")
+@artifacts_option("The artifacts directory whose results-store.json lists what the release holds.")
+@click.option(
+    "--api-url", default="https://api.github.com", show_default=True, help="GitHub's REST API."
+)
+@click.option(
+    "--uploads-url",
+    default="https://uploads.github.com",
+    show_default=True,
+    help="GitHub's host for uploading release assets.",
+)
+def upload_results_command(
+    store: Path, repo: str | None, tag: str, directory: Path, api_url: str, uploads_url: str
+) -> None:
+    """Upload the result files in STORE to the GitHub release that is the results store.
+
+    STORE is a results store folder (`memrank attest --results-store`): every file in it is
+    checked first (named <sha256>.json, its bytes of that sha256), then uploaded to the release
+    tagged --tag (made when there is none) unless the release holds it whole. A partial asset
+    an upload left behind is deleted and the file uploaded again. Then results-store.json in
+    the artifacts directory lists every result file the release holds. The token is the one in
+    GITHUB_TOKEN. Exits 2 for a bad argument or a file that is not what its name says, 1 when
+    GitHub refuses (a bad token, a repository it does not show, a rate limit past the wait) or
+    an upload keeps failing.
+    """
+    import os
+
+    from memrank._files import check_writable
+    from memrank.artifacts._github_release import GitHubReleases
+    from memrank.artifacts._store_upload import upload_results
+
+    if not repo:
+        raise UsageError("give the repository as --repo OWNER/NAME (or set GITHUB_REPOSITORY)")
+    check_writable(directory, option="--artifacts", folder=True)
+    token = os.environ.get("GITHUB_TOKEN", "")
+    with GitHubReleases(repo, token, api_url=api_url, uploads_url=uploads_url) as releases:
+        done = upload_results(store, directory, releases, tag=tag)
+    made = " (made now)" if done.created else ""
+    click.echo(f"release:    {repo} {tag}, id {done.release_id}{made}")
+    for digest, outcome in done.outcomes.items():
+        click.echo(f"{outcome + ':':<11} {digest}.json")
+    for name in done.unlisted:
+        click.echo(f"not listed: {name} (GitHub's digest of it is not its name; delete it)")
+    click.echo(
+        f"held:       {len(done.held)} result file(s), listed in {directory / 'results-store.json'}"
+    )
 
 
 def _envelopes_of(record: RunRecord, directory: Path) -> list[Path]:
