@@ -124,6 +124,8 @@ def _report(done: Reproduction, *, show_tasks: bool) -> None:
         if done.same_values:
             click.echo("verdict:    re-measured: every task's value is the same")
             return
+    if done.cause:
+        click.echo(f"cause:      {done.cause}")
     if done.differing_fields:
         click.echo(f"differs in: {', '.join(done.differing_fields)}")
     assert done.reading is not None

@@ -6,7 +6,9 @@ commit, its wheel, a fresh environment with the recorded distributions pinned), 
 recorded system on the recorded evaluation with the recorded options, slice and shard, and
 comparing the rerun's deterministic files (result and scores) with the signed digests: equal is
 **byte-identical**; otherwise the published scores file is read against the rerun's, task by
-task. An endpoint observation can only be re-measured (the service may have changed since),
+task. When the rerun made the signed result file byte for byte and only the scores differ, the
+digests prove the cause: the signed scores file is not the function of the signed result (a
+scores file edited and signed again), which no variation of the system explains. An endpoint observation can only be re-measured (the service may have changed since),
 never reproduced. Built environments are kept in memrank's cache folder, one per build.
 """
 
@@ -40,7 +42,7 @@ from memrank.errors import ReproduceRefused
 from memrank.paired import Paired, paired
 from memrank.result import EvaluationRecord, PipelineRecord, SystemRecord
 
-__all__ = ["Reproduction", "repository_of", "reproduce"]
+__all__ = ["Reproduction", "compare_rerun", "repository_of", "reproduce"]
 
 STEP_TIMEOUT_S = 6 * 3600
 """Any one step (a build, an install, a rerun): a full benchmark run of a slow system."""
@@ -68,6 +70,9 @@ class Reproduction:
     same_values: bool
     """Every task's every value is the same on both sides (the scores files may still differ
     in the result file they name: an endpoint's answers can differ in what no measure reads)."""
+    cause: str | None = None
+    """Why the files differ, when the digests prove it: the rerun made the signed result file
+    and the signed scores file is not what that result gives. None otherwise."""
 
 
 Say = Callable[[str], None]
@@ -137,23 +142,35 @@ def reproduce(
         say(f"rerun: {' '.join(command[1:3])} {' '.join(command[3:])}")
         _step(command, "the rerun", log=work / "rerun.log", exit_codes=(0, 7))
         files = _files_inside(python, run_file, work)
-    subjects = run.statement
-    identical = (files.result_sha256, files.scores_sha256) == (
-        subjects.result_subject.digest.sha256,
-        subjects.scores_subject.digest.sha256,
-    )
-    if identical:
+    return compare_rerun(run, files, endpoint=endpoint)
+
+
+def compare_rerun(run: VerifiedRun, files: RunFiles, *, endpoint: bool) -> Reproduction:
+    """The rerun's files against the signed run's digests, and, when they differ, the
+    published scores read against the rerun's."""
+    signed_result = run.statement.result_subject.digest.sha256
+    signed_scores = run.statement.scores_subject.digest.sha256
+    if (files.result_sha256, files.scores_sha256) == (signed_result, signed_scores):
         write_atomic(results_cache() / f"{files.result_sha256}.json", files.result)
         return Reproduction(run, files, True, endpoint, (), None, True)
     rerun_scores = read_scores(files.scores, source="the rerun's scores file")
     same_values = _columns(run.scores) == _columns(rerun_scores)
     rerun_run = orjson.loads(files.result)
     reading = paired(
-        result_of_scores(run.scores, predicate),
+        result_of_scores(run.scores, run.predicate),
         result_of_scores(rerun_scores, _predicate_of_rerun(run, rerun_run)),
     )
+    cause = None
+    if files.result_sha256 == signed_result:
+        # One result file gives one scores file: the gap is no variation of the system.
+        cause = (
+            "the signed scores file is not the function of the signed result: the rerun made "
+            f"the signed result file (sha256 {signed_result}) byte for byte, and its scores "
+            f"file has sha256 {files.scores_sha256}, not the signed {signed_scores}"
+        )
+        reading = reading.model_copy(update={"rerun": None})
     return Reproduction(
-        run, files, False, endpoint, _differing(run, rerun_run), reading, same_values
+        run, files, False, endpoint, _differing(run, rerun_run), reading, same_values, cause
     )
 
 

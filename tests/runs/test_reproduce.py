@@ -136,6 +136,9 @@ def test_a_run_whose_scores_were_edited_and_signed_again_differs(
     assert f"  {scores['tasks']['id'][flipped]}  1 -> 0" in output
     assert "word-match: 1 of" in output
     assert envelope.stem not in output  # the forged artifact, not the committed one
+    # the rerun made the signed result file: the digests name the cause, not nondeterminism
+    assert "cause:      the signed scores file is not the function of the signed result" in output
+    assert digest in output and "own variation" not in output
 
 
 @slow
