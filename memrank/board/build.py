@@ -17,7 +17,7 @@ from memrank.board import urls
 from memrank.board.changelog import changes
 from memrank.board.columns import ColumnPart, standing
 from memrank.board.load import Inputs
-from memrank.board.model import Board, DocPage, Row, Shown, Track
+from memrank.board.model import Board, DocPage, RefusedRun, Row, Shown, Track
 from memrank.board.overall import overall_of
 from memrank.board.pages import RunLinks, histories, run_link, run_page, version_shown
 from memrank.board.roots import root_history
@@ -70,6 +70,16 @@ def assemble(
             run_link(run, identities, note=placed.notes[run.artifact_id])
             for run in runs
             if run.artifact_id in placed.notes
+        ),
+        refused=tuple(
+            RefusedRun(
+                system=run.predicate.system.name,
+                version_shown=version_shown(run),
+                evaluation=run.predicate.evaluation.name,
+                issued_at=run.predicate.issued_at,
+                why=why,
+            )
+            for run, why in sorted(placed.refused, key=lambda r: r[0].predicate.issued_at)
         ),
         docs=docs,
         trust=inputs.trust.root,

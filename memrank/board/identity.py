@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memrank._unicode_security import skeleton
+from memrank._unicode_security import mixed_scripts, skeleton
 from memrank.board.text import visible
 from memrank.errors import BoardConfigError
 
@@ -86,6 +86,7 @@ def load_identities(path: Path) -> dict[str, Identity]:
             raise BoardConfigError(f"{path}: systems.{name}: {problems}") from None
         _homepage_is_plain(path, name, found[name].homepage)
         _configuration_is_named(path, name, found[name])
+        _in_one_script(path, name, found[name].display_name)
     _display_names_distinct(path, found)
     return found
 
@@ -116,6 +117,18 @@ def _configuration_is_named(path: Path, name: str, identity: Identity) -> None:
             f"{path}: systems.{name}: display_name {identity.display_name!r} does not name the "
             f"configuration; write it as 'system{CONFIGURATION_MARK}offline configuration', "
             f"like 'Mem0 2.2.1{CONFIGURATION_MARK}verbatim, no LLM{CONFIGURATION_MARK}MiniLM'"
+        )
+
+
+def _in_one_script(path: Path, name: str, display_name: str) -> None:
+    """A display name's letters are of scripts written together (UTS #39): a Cyrillic letter
+    among Latin ones reads like another system's name."""
+    scripts = mixed_scripts(display_name)
+    if scripts:
+        raise BoardConfigError(
+            f"{path}: systems.{name}: display_name {visible(display_name)!r} mixes "
+            f"{' and '.join(scripts)} letters, which can read like another name; write it in "
+            "one script"
         )
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "Interval",
     "Overall",
     "Rank",
+    "RefusedRun",
     "Row",
     "RunLink",
     "RootVersion",
@@ -67,6 +68,20 @@ class RunLink(BaseModel):
     """Why the run is listed where it is, when that needs saying."""
     control: bool = False
     """The run is of a control arm (systems.toml's ``control``), not of a system."""
+
+
+class RefusedRun(BaseModel):
+    """A verified run the board refuses: its system's name or version reads like another's,
+    or mixes scripts. It has no page of its own, so the home page lists it as text."""
+
+    model_config = _FROZEN
+    system: str
+    """The system's name, as signed."""
+    version_shown: str
+    evaluation: str
+    issued_at: UTCDateTime
+    why: str
+    """Why it is refused, naming what it reads like."""
 
 
 class Row(BaseModel):
@@ -403,6 +418,8 @@ class Board(BaseModel):
     """Newest first."""
     unlisted: tuple[RunLink, ...]
     """Accepted runs no table shows, each with its note saying why."""
+    refused: tuple[RefusedRun, ...] = ()
+    """Verified runs the board refuses to show at all, oldest first."""
     docs: tuple[DocPage, ...]
     trust: Root
     """The trust root the artifacts were verified against; trust.json publishes it."""

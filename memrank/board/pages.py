@@ -29,6 +29,7 @@ __all__ = [
     "histories",
     "run_link",
     "run_page",
+    "signed_version",
     "undecided_of",
     "version_shown",
 ]
@@ -130,13 +131,28 @@ def _store_url(results_store: str | None, sha256: str) -> str | None:
     return results_store.replace("{sha256}", sha256)
 
 
+def signed_version(run: VerifiedRun) -> str:
+    """The version the run records of its system: the one it was run as, else its engine's,
+    else the one the running system reported about itself (an engine over the wire often
+    reports only that); "" when it records none."""
+    system = run.predicate.system
+    return system.version or system.engine_version or system.declared_version or ""
+
+
 def version_shown(run: VerifiedRun) -> str:
     """The version as pages write it: a system built into memrank signs ``in-process``,
-    which is where it ran, not a version; its version is memrank's."""
-    version = run.predicate.system.version
-    if version == _BUILT_IN:
+    which is where it ran, not a version; its version is memrank's. An engine's or a
+    self-reported version says which it is."""
+    system = run.predicate.system
+    if system.version == _BUILT_IN:
         return f"built into memrank {run.predicate.pipeline.memrank_version}"
-    return version or "version not stated"
+    if system.version:
+        return system.version
+    if system.engine_version:
+        return f"engine {system.engine_version}"
+    if system.declared_version:
+        return f"{system.declared_version} (self-reported)"
+    return "version not stated"
 
 
 def run_link(run: VerifiedRun, identities: Mapping[str, Identity], *, note: str = "") -> RunLink:

@@ -3,16 +3,19 @@
 A row is a system version in a division with a class of evidence (``RowKey``); a column is an
 evaluation at one version. Each row shows, per column, the newest run of that row and column;
 every other run is kept off the tables with the reason its run page and the changes page
-state: corrected by a later artifact, a look-alike of a system published earlier, a track or
-evaluation the board does not show, another version of the column's evaluation, or an older
-run of the same row and column.
+state: corrected by a later artifact, a track or evaluation the board does not show, another
+version of the column's evaluation, or an older run of the same row and column.
 
 Two systems whose names read alike are never both on a board: "BM25Adapter" and "BM25Adаpter"
 (a Cyrillic "а") would be two rows that read as one, the second borrowing the first's
-reputation. Names are compared by their TR39 confusable skeleton (``memrank._unicode_security``), as
-the board shows them (a character that draws nothing written ``⟨U+XXXX⟩``): the system first
-published on the board keeps its name, and every run of a later look-alike is listed as not
-shown, naming both.
+reputation. Names are compared as the board shows them (a character that draws nothing written
+``⟨U+XXXX⟩``), by the confusable skeleton of their compatibility form
+(``memrank._unicode_security``: "ＢＭ２５" reads as "BM25"), both the signed class name and
+the display name the systems file gives it: the system first published on the board keeps its
+names. Versions of one system are compared the same way (a fullwidth "２" is a "2"), and a
+name or version mixing scripts no one writes together (Latin with one Cyrillic letter) is
+refused outright. A refused run is not a run of the board: no table, run page, history, change
+or feed entry shows it, only the list of refused runs, with why.
 """
 
 from __future__ import annotations
@@ -22,19 +25,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memrank._unicode_security import skeleton
+from memrank._unicode_security import mixed_scripts, skeleton
 from memrank.artifacts import VerifiedRun
 from memrank.board import urls
 from memrank.board.config import BoardConfig, TrackConfig
 from memrank.board.load import Inputs
 from memrank.board.model import Identity
-from memrank.board.pages import RunLinks
+from memrank.board.pages import RunLinks, signed_version
 from memrank.board.text import visible
 
 __all__ = ["Placed", "RowKey", "TrackRows", "place"]
 
 RowKey = tuple[str, str, str, str]
-"""System name, version ("" when unstated), division, evidence: what makes a row."""
+"""System name, version (``signed_version``: "" when the run records none), division, evidence:
+what makes a row."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,10 @@ class Placed:
     """Every verified run, where the tables show it, and why the others are not shown."""
 
     runs: tuple[VerifiedRun, ...]
-    """Every verified run, by artifact id."""
+    """Every verified run the board shows (the refused aside), by artifact id."""
+    refused: tuple[tuple[VerifiedRun, str], ...]
+    """The verified runs whose system's name or version reads like another's or mixes
+    scripts, by artifact id, each with why: nothing but the list of refused runs shows them."""
     tracks: tuple[TrackRows, ...]
     """In board.toml's order."""
     notes: Mapping[str, str]
@@ -71,14 +78,18 @@ class Placed:
 
 def place(inputs: Inputs, verified: Sequence[VerifiedRun]) -> Placed:
     """Where each of the ``verified`` runs is shown, as ``inputs.config`` lays the board out."""
-    runs = tuple(sorted(verified, key=lambda run: run.artifact_id))
+    ordered = sorted(verified, key=lambda run: run.artifact_id)
+    refusals = _refusals(ordered, inputs.identities)
+    refused = tuple(
+        (run, refusals[run.artifact_id]) for run in ordered if run.artifact_id in refusals
+    )
+    runs = tuple(run for run in ordered if run.artifact_id not in refusals)
     superseded = {
         run.predicate.supersedes: run.artifact_id for run in runs if run.predicate.supersedes
     }
     notes: dict[str, str] = {
         old: "corrected by a later artifact, which the table shows instead" for old in superseded
     }
-    notes |= _look_alikes([run for run in runs if run.artifact_id not in notes], inputs.identities)
     current = [run for run in runs if run.artifact_id not in notes]
     tracks = []
     for name, track in inputs.config.tracks.items():
@@ -86,7 +97,7 @@ def place(inputs: Inputs, verified: Sequence[VerifiedRun]) -> Placed:
         tracks.append(rows)
         notes |= left_out
     notes |= _off_board(current, inputs.config)
-    return Placed(runs, tuple(tracks), notes, superseded, RunLinks(inputs.identities))
+    return Placed(runs, refused, tuple(tracks), notes, superseded, RunLinks(inputs.identities))
 
 
 def _off_board(runs: Sequence[VerifiedRun], config: BoardConfig) -> dict[str, str]:
@@ -99,7 +110,7 @@ def _off_board(runs: Sequence[VerifiedRun], config: BoardConfig) -> dict[str, st
 
 def _row_key(run: VerifiedRun) -> RowKey:
     p = run.predicate
-    return (p.system.name, p.system.version or "", p.division.value, p.evidence.value)
+    return (p.system.name, signed_version(run), p.division.value, p.evidence.value)
 
 
 def _rows(
@@ -135,30 +146,69 @@ def _rows(
     return TrackRows(name, track, keys, slugs, dict(placed)), notes
 
 
-def _look_alikes(runs: Sequence[VerifiedRun], identities: Mapping[str, Identity]) -> dict[str, str]:
-    """Artifact id -> why it is not shown, for each run of a system whose display name has the
-    skeleton of an earlier-published system's."""
+def _refusals(runs: Sequence[VerifiedRun], identities: Mapping[str, Identity]) -> dict[str, str]:
+    """Artifact id -> why the board refuses the run: its system's name or version mixes
+    scripts, or reads like another system's (or another version's) published earlier."""
     first: dict[str, datetime] = {}
+    versions: dict[str, dict[str, datetime]] = defaultdict(dict)
     for run in runs:
-        name = run.predicate.system.name
-        first[name] = min(first.get(name, run.predicate.issued_at), run.predicate.issued_at)
+        name, at, version = run.predicate.system.name, run.predicate.issued_at, signed_version(run)
+        first[name] = min(first.get(name, at), at)
+        versions[name][version] = min(versions[name].get(version, at), at)
 
-    def shown(name: str) -> str:
+    def names(name: str) -> tuple[str, ...]:
         identity = identities.get(name)
-        return identity.display_name if identity else name
+        return (visible(name), *([visible(identity.display_name)] if identity else []))
 
-    kept: dict[str, str] = {}
-    hidden: dict[str, str] = {}
+    why: dict[tuple[str, str | None], str] = {}  # by system name, and version (None: every)
+    systems: dict[str, tuple[str, str]] = {}
     for name in sorted(first, key=lambda n: (first[n], n)):
-        earlier = kept.setdefault(skeleton(visible(shown(name))), name)
-        if earlier != name:
-            hidden[name] = earlier
-    return {
-        run.artifact_id: (
-            f"its system {visible(shown(run.predicate.system.name))!r} reads like "
-            f"{visible(shown(hidden[run.predicate.system.name]))!r}, published earlier on this "
-            "board (one Unicode confusable skeleton); sign it under a distinct name"
+        said = _mixed("system name", name) or _alike(
+            systems, name, names(name), "system", "a system"
         )
+        if said:
+            why[name, None] = f"its {said}; sign it under a distinct name, in one script"
+            continue
+        kept: dict[str, tuple[str, str]] = {}
+        for version in sorted(versions[name], key=lambda v: (versions[name][v], v)):
+            said = _mixed("version", version) or _alike(
+                kept, version, (visible(version),), "version", "a version of the same system"
+            )
+            if said:
+                why[name, version] = f"its {said}; sign it as that version, in one script"
+    return {
+        run.artifact_id: found
         for run in runs
-        if run.predicate.system.name in hidden
+        if (
+            found := why.get((run.predicate.system.name, None))
+            or why.get((run.predicate.system.name, signed_version(run)))
+        )
     }
+
+
+def _mixed(what: str, text: str) -> str:
+    """Why ``text`` (a system name or version) is refused for mixing scripts, or ''."""
+    scripts = mixed_scripts(text)
+    if not scripts:
+        return ""
+    return (
+        f"{what} {visible(text)!r} mixes {' and '.join(scripts)} letters, which no one writes "
+        "together: it can read as a name in one of them"
+    )
+
+
+def _alike(
+    claimed: dict[str, tuple[str, str]], owner: str, texts: Sequence[str], what: str, whose: str
+) -> str:
+    """Why ``owner`` (``what``: a system, a version) is refused when one of its ``texts`` reads
+    like a text of another owner (``claimed``: skeleton -> owner and text), ``whose`` was
+    published earlier; or '' once their skeletons are claimed for it."""
+    for text in texts:
+        other, theirs = claimed.get(skeleton(text), (owner, text))
+        if other != owner:
+            return (
+                f"{what} {text!r} reads like {theirs!r}, {whose} published earlier on this board "
+                "(one Unicode confusable skeleton)"
+            )
+    claimed.update({skeleton(text): (owner, text) for text in texts})
+    return ""

@@ -69,7 +69,7 @@ def make(artifacts: Path, templates: Path | None, docs: Path, memo: Memo = NO_ME
         columns = columns_of(placed, memo)
         board = assemble(inputs, placed, columns, render_docs(docs, memo), source_date())
     files = site_files(board, templates or DEFAULT_TEMPLATES, downloads(placed.runs), memo)
-    return Made(board, files, len(placed.runs), verification.refusals)
+    return Made(board, files, len(placed.runs) + len(placed.refused), verification.refusals)
 
 
 def site_files(
