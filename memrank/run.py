@@ -9,6 +9,7 @@ Otherwise every task yields exactly one trace, whether the system answered or ra
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,7 @@ def run(
     answer: AnswerStage | None = None,
     secret: bytes | None = None,
     canaries: bool = True,
+    tell: Callable[[str], None] | None = None,
 ) -> Result:
     """Run ``evaluation`` against ``system``; returns a Result, refused or measured.
 
@@ -61,6 +63,8 @@ def run(
     a verdict in ``result.integrity``. ``secret`` (16 bytes) is the run's secret when a run is
     resumed; left out, a fresh one is drawn. ``canaries=False`` plants none (a retry of a run's
     failed tasks, whose own canaries stand for it: memrank.runs.retry re-judges the whole).
+    ``tell`` is told each stage after the last unit as it starts (answering, measuring): a
+    judged run spends minutes there.
     """
     if concurrency < 1:
         raise UsageError(f"concurrency is {concurrency}; give 1 or more units at once")
@@ -93,8 +97,11 @@ def run(
         if guard is not None:
             canary_traces = [t for t in traces if is_canary(t.task)]
             traces = [t for t in traces if not is_canary(t.task)]
+        said = tell or (lambda _: None)
         if answer is not None:
+            said(f"answering:  {len(traces)} task(s) from what was recalled")
             traces = answer.answer(traces)
+        said(f"measuring:  {len(traces)} trace(s) by {len(measures)} measure(s)")
         with collector_paused():  # the values: tens of thousands of objects, all kept
             values = tuple(apply(measures, traces, ()))
             integrity = None

@@ -57,5 +57,5 @@ def merge_command(
     stage, whole = answer_plan(AnswerOptions(**answering), whole, shards[0].system.kind)
     merged = merge(shards, whole, sources, measures_of(whole, stage))
     merged.save(save_path)
-    click.echo(summary_text(merged) if summary else str(merged))
+    click.echo(summary_text(merged, every_measure=True) if summary else str(merged))
     click.echo(f"saved:      {save_path}")

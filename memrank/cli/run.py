@@ -99,8 +99,8 @@ __all__ = ["run_command"]
     "--values/--summary",
     "every_value",
     default=False,
-    help="Print every value with its why (as print(result)), or one line per measure "
-    "(the default).",
+    help="Print every measure (its mean, n, undecided, decider and scope), or the summary on "
+    "one screen: the headline and a key value of each measure (the default).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the run's summary as JSON.")
 @click.option("--run-id", hidden=True, help="Run under a record made beforehand (submit).")
@@ -147,7 +147,8 @@ def run_command(**given: Any) -> None:
 
 
 def _show(finished: Finished, given: dict[str, Any]) -> None:
-    """The result on stdout (the run id on stderr): the summary, or every value, or JSON."""
+    """The result on stdout: the summary on one screen (or every measure, or JSON), where it
+    was saved, and what to look at next."""
     from memrank.runs.summary import summary_json, summary_text
 
     result, record = finished.result, finished.record
@@ -160,8 +161,8 @@ def _show(finished: Finished, given: dict[str, Any]) -> None:
             shown["integrity"] = result.integrity.summary()
         click.echo(json.dumps(shown, indent=2))
         return
-    click.echo(str(result) if given["every_value"] else summary_text(result, declared))
-    if result.integrity is not None and not given["every_value"]:
+    click.echo(summary_text(result, declared, every_measure=given["every_value"]))
+    if result.integrity is not None:
         click.echo(result.integrity.line)
     if finished.stage is not None:
         from memrank.answer import spent
@@ -169,4 +170,4 @@ def _show(finished: Finished, given: dict[str, Any]) -> None:
         click.echo(spent(result.traces, result.values))
     if given["save_path"] is not None:
         click.echo(f"saved:      {given['save_path']}")
-    click.echo(f"run:        {record.id}", err=True)
+    click.echo(f"next:       memrank view {record.id} (a page per task)")

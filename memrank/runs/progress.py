@@ -40,6 +40,7 @@ class Progress:
         self.tasks_done = self.units_done = self.kept = 0
         self._started = time.monotonic()
         self._drawn = 0.0
+        self._ended = False
         self._lock = threading.Lock()
 
     def done(self, unit: str) -> UnitOutcome | None:
@@ -65,12 +66,13 @@ class Progress:
         self.redraw()
 
     def redraw(self) -> None:
-        """Redraw the live line, at most ten times a second (also while nothing finishes)."""
+        """Redraw the live line, at most ten times a second (also while nothing finishes), until
+        it is finished."""
         if not self.live:
             return
         with self._lock:
             now = time.monotonic()
-            if now - self._drawn >= _REDRAW_S:
+            if not self._ended and now - self._drawn >= _REDRAW_S:
                 self._drawn = now
                 self.stream.write("\r" + fitted(self.line(), self.stream) + "\033[K")
                 self.stream.flush()
@@ -88,10 +90,13 @@ class Progress:
             self.stream.flush()
 
     def finish(self) -> None:
-        """End the redrawn line so what follows starts on a line of its own."""
-        if self.live:
-            self.stream.write("\n")
-            self.stream.flush()
+        """End the redrawn line, once, so what follows (the stages after the last unit, the
+        result) starts on a line of its own; it is not drawn again."""
+        with self._lock:
+            if self.live and not self._ended:
+                self.stream.write("\n")
+                self.stream.flush()
+            self._ended = True
 
     def line(self) -> str:
         """``label  312/1986 tasks (15%)  3/10 units  145.2 tasks/s  ETA 0:00:11``, then the

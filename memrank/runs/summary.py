@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memrank.measure import Value
 from memrank.result import Result
 from memrank.runs.breaches import breach_line, breaches_json
 from memrank.runs.causes import failure_causes, left_out, said
@@ -86,8 +87,11 @@ def _under(name: str, measure: str) -> bool:
     return name.startswith((measure + "@", measure + "."))
 
 
-def summary_text(result: Result, declared: str | None = None) -> str:
-    """The one-screen layout: the result's header lines, then one line per measure name."""
+def summary_text(
+    result: Result, declared: str | None = None, *, every_measure: bool = False
+) -> str:
+    """The one-screen layout: the result's header lines, the headline, then a key value of each
+    measure the evaluation applies; ``every_measure``: one line per value name instead."""
     system, evaluation = result.system, result.evaluation
     lines = [
         f"system:     {system.name} ({system.kind}), version {system.version or 'not stated'}",
@@ -103,18 +107,8 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     measure, mean = _headline(result, declared, rows)
     if measure is not None:
         lines += _headline_lines(result, measure, mean)
-    width = max([len("measure"), *(len(row["measure"]) for row in rows)])
     lines.append("")
-    lines.append(f"  {'measure':<{width}} {'mean':>9} {'n':>6} {'undecided':>9}  decider  scope")
-    for row in rows:
-        lines.append(
-            f"  {row['measure']:<{width}} {_number(row['mean']):>9} {row['n']:>6} {row['undecided']:>9}  "
-            f"{row['decider']:<7}  {row['scope']}"
-        )
-    # a whole-run value that could not be decided says why here (a run not judged, and the reason)
-    lines += [
-        f"  {v.measure}: {v.why}" for v in result.values if v.task_id is None and v.value is None
-    ]
+    lines += _every_row(result, rows) if every_measure else _key_rows(result, rows, measure)
     lines.append("")
     lines.append(f"traces:     {len(result.traces)} recorded, {len(result.failed)} with errors")
     if result.failed:
@@ -123,6 +117,53 @@ def summary_text(result: Result, declared: str | None = None) -> str:
     if breaches is not None:
         lines.append(breaches)
     return "\n".join(lines)
+
+
+def _every_row(result: Result, rows: list[dict[str, Any]]) -> list[str]:
+    """One line per value name: its mean, how many, how many undecided, who decides, scope."""
+    width = max([len("measure"), *(len(row["measure"]) for row in rows)])
+    lines = [f"  {'measure':<{width}} {'mean':>9} {'n':>6} {'undecided':>9}  decider  scope"]
+    for row in rows:
+        lines.append(
+            f"  {row['measure']:<{width}} {_number(row['mean']):>9} {row['n']:>6} {row['undecided']:>9}  "
+            f"{row['decider']:<7}  {row['scope']}"
+        )
+    # a whole-run value that could not be decided says why here (a run not judged, and the reason)
+    return lines + [f"  {v.measure}: {v.why}" for v in _undecided_run_values(result)]
+
+
+def _key_rows(result: Result, rows: list[dict[str, Any]], headline_name: str | None) -> list[str]:
+    """Of each measure the evaluation applies, its first value name other than the headline
+    (LoCoMo: 7 lines, not 59), a whole-run value not decided with its reason beside it, and how
+    many more ``--values`` lists."""
+    key: list[dict[str, Any]] = []
+    for name in result.evaluation.measures:
+        first = next(
+            (
+                row
+                for row in rows
+                if row["measure"] != headline_name
+                and (row["measure"] == name or _under(row["measure"], name))
+            ),
+            None,
+        )
+        if first is not None and first not in key:
+            key.append(first)
+    why = {v.measure: v.why for v in _undecided_run_values(result)}
+    width = max((len(row["measure"]) for row in key), default=0)
+    lines = [
+        f"  {row['measure']:<{width}} {_number(row['mean']):>9}"
+        + (f"  {why[row['measure']]}" if row["mean"] is None and row["measure"] in why else "")
+        for row in key
+    ]
+    more = sum(row["measure"] != headline_name and row not in key for row in rows)
+    if more:
+        lines.append(f"  ... and {more} more: --values lists every measure")
+    return lines
+
+
+def _undecided_run_values(result: Result) -> list[Value]:
+    return [v for v in result.values if v.task_id is None and v.value is None]
 
 
 def _headline_lines(result: Result, measure: str, mean: float | None) -> list[str]:

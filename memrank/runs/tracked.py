@@ -202,6 +202,12 @@ def _run(
     tell(f"running:    {len(evaluation.tasks)} task(s) in {evaluation.unit_count()} unit(s)")
     shown = observer.inner if isinstance(observer, FailureWatch) else observer
     redraw = shown.redraw if isinstance(shown, Progress) else None
+
+    def after_the_units(line: str) -> None:  # a stage's line goes below the progress line
+        if isinstance(shown, Progress):
+            shown.finish()
+        tell(line)
+
     try:
         with watching(sys.stderr, redraw):
             return run(
@@ -213,6 +219,7 @@ def _run(
                 secret=journal.earlier.secret,
                 canaries=loaded.earlier is None or loaded.earlier.integrity is None,
                 answer=loaded.stage,
+                tell=after_the_units,
             )
     finally:
         journal.close()

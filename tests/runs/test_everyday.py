@@ -73,6 +73,28 @@ def test_locomo_smoke_json_headline_is_the_scores_files_budget_recall_mean(
     assert f"headline:   evidence-recall@500w {record.headline:.4f}" in shown_record
 
 
+def test_a_locomo_run_fits_one_screen_and_says_each_stage_after_the_last_unit(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    from memrank.runs.summary import measure_rows
+    from tests.runs.conftest import memrank_cli
+
+    saved = tmp_path / "run.json"
+    outcome = memrank_cli("run", "bm25", "locomo:smoke", "--save", str(saved))
+    assert outcome.returncode == 0, outcome.stderr
+    shown = outcome.stdout.splitlines()
+    assert len(shown) + len(outcome.stderr.splitlines()) <= 24, outcome.stdout + outcome.stderr
+    [record] = all_records()
+    assert shown[3].startswith("headline:   evidence-recall@500w 0.")  # after the slice line
+    assert "judge" in outcome.stdout and "not judged: no judge configured" in outcome.stdout
+    assert f"saved:      {saved}" in shown and f"next:       memrank view {record.id}" in shown[-1]
+    stages = [line.split(":")[0] for line in outcome.stderr.splitlines()]
+    assert stages == ["run", "loading", "loading", "running", "measuring", "saving"]
+    every = memrank_here("run", "bm25", "locomo:smoke", "--values").stdout
+    rows = measure_rows(Result.load(saved))
+    assert len(rows) > 40 and all(f"\n  {row['measure']} " in every for row in rows)
+
+
 def test_every_board_column_reads_its_evaluations_declared_headline() -> None:
     import tomllib
 
