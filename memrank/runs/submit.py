@@ -79,16 +79,19 @@ def _interruptible() -> None:
 
 
 def stop(run_id: str) -> RunRecord:
-    """Interrupt a running run (its journal keeps what it did), killing it if it will not stop."""
+    """Interrupt a running run (its journal keeps what it did), killing it if it will not stop.
+    A run recorded as running with no process known is only recorded killed, so it can be
+    resumed or removed."""
     record = find(run_id)
-    pid = process_of(record)
-    if record.state is not RunState.RUNNING or pid is None:
+    if record.state is not RunState.RUNNING:
         raise UsageError(f"run {record.id} is {record.state.value}, not running; nothing to kill")
+    pid = process_of(record)
     try:
-        os.kill(pid, signal.SIGINT)
-        if not _ended(pid, _GRACE_S):
-            os.kill(pid, signal.SIGKILL)
-            _ended(pid, _GRACE_S)
+        if pid is not None:
+            os.kill(pid, signal.SIGINT)
+            if not _ended(pid, _GRACE_S):
+                os.kill(pid, signal.SIGKILL)
+                _ended(pid, _GRACE_S)
     except ProcessLookupError:
         pass
     stopped = find(record.id).model_copy(

@@ -106,3 +106,13 @@ def test_a_damaged_record_and_a_folder_without_one_are_listed_and_removed(home: 
     assert removed.stdout.splitlines() == [f"removed {damaged.name}", f"removed {bare.name}"]
     assert not damaged.exists() and not bare.exists()
     assert [r.id for r in all_records()] == [kept.id]
+
+
+def test_a_run_recorded_running_with_no_process_can_be_killed_then_removed(home: Path) -> None:
+    """What a run set left behind before its pairs were checked first: running, no process."""
+    stuck = _record("demo", RunState.RUNNING)
+    assert memrank_here("runs", "rm", stuck.id).returncode == 2  # as far as anyone knows, running
+    killed = memrank_here("kill", stuck.id)
+    assert killed.returncode == 0, killed.stderr
+    assert all_records()[0].state is RunState.KILLED
+    assert memrank_here("runs", "rm", stuck.id).returncode == 0 and all_records() == []
