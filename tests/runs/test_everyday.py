@@ -126,11 +126,13 @@ def test_a_sliced_run_is_marked_wherever_it_is_shown() -> None:
     assert json.loads(single.stdout)["slice"] == "limit 2"
     whole = memrank_here("run", "word-overlap", "demo", "--json")
     assert json.loads(whole.stdout)["slice"] is None
-    sliced, full = all_records()
+    by_slice = {record.slice: record for record in all_records()}  # one second: either order
+    sliced, full = by_slice["limit 2"], by_slice[None]
     table = memrank_here("runs", "ls").stdout.splitlines()
-    assert [line.split()[2:4] for line in table[1:]] == [["demo", "[limit"], ["demo", "local"]]
+    columns = {line.split()[0]: line.split()[2:4] for line in table[1:]}
+    assert columns == {sliced.id: ["demo", "[limit"], full.id: ["demo", "local"]}
     listed = json.loads(memrank_here("runs", "ls", "--json").stdout)
-    assert [row["slice"] for row in listed] == ["limit 2", None]
+    assert {row["id"]: row["slice"] for row in listed} == {sliced.id: "limit 2", full.id: None}
     shown = memrank_here("runs", "show", sliced.id).stdout
     assert "slice:      limit 2 (a slice is not a measurement)" in shown
     assert "slice:      -" in memrank_here("runs", "show", full.id).stdout
