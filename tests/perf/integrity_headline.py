@@ -159,16 +159,17 @@ def _line(run: Run) -> str:
 
 
 def _why_moved(guarded: Run, unguarded: Run) -> str:
-    """How many benchmark tasks changed value, and how many of those recalled a planted turn
-    inside the budget (and how many tasks did at all)."""
+    """How many benchmark tasks both runs valued changed value, and how many of those recalled
+    a planted turn inside the budget (and how many tasks did at all)."""
     mine, theirs = guarded.scores, unguarded.scores
-    changed = [task for task in mine.keys() & theirs.keys() if mine[task] != theirs[task]]
+    valued = [t for t in mine.keys() & theirs.keys() if None not in (mine[t], theirs[t])]
+    changed = [task for task in valued if mine[task] != theirs[task]]
     planted = {t.task.id for t in guarded.result.traces if _planted_within_budget(t)}
     down = sum(1 for task in changed if (mine[task] or 0) < (theirs[task] or 0))
     with_planted = [task for task in changed if task in planted]
     planted_down = sum(1 for task in with_planted if (mine[task] or 0) < (theirs[task] or 0))
     return (
-        f"  turn {guarded.turn}: {len(changed)} of {len(mine)} task(s) changed vs unguarded "
+        f"  turn {guarded.turn}: {len(changed)} of {len(valued)} task(s) changed vs unguarded "
         f"({down} down); {len(with_planted)} of them recalled a planted turn inside the budget "
         f"(the k recalled, without one) ({planted_down} down); {len(planted)} task(s) in all "
         "recalled one"
@@ -233,9 +234,10 @@ def main() -> None:
         print(_why_moved(g, u))
     for earlier, later in zip(plain, plain[1:], strict=False):
         one, other = earlier.scores, later.scores
-        differing = sum(1 for task in one.keys() & other.keys() if one[task] != other[task])
+        valued = [t for t in one.keys() & other.keys() if None not in (one[t], other[t])]
+        differing = sum(1 for task in valued if one[task] != other[task])
         print(
-            f"  unguarded turns {earlier.turn} and {later.turn}: {differing} of {len(one)} "
+            f"  unguarded turns {earlier.turn} and {later.turn}: {differing} of {len(valued)} "
             "task(s) differ (the engine's own variation)"
         )
 
