@@ -23,6 +23,7 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel
 
 from memrank.board import urls
+from memrank.board.citations import PAPERS
 from memrank.board.compare import NEAREST
 from memrank.board.folder import Part
 from memrank.board.memo import NO_MEMO, Memo, folder_digest
@@ -178,6 +179,7 @@ def _environment(templates: Path, memo: Memo = NO_MEMO) -> Environment:
     environment.globals["nearest"] = NEAREST
     environment.globals["matrix_most"] = MATRIX_MOST
     environment.globals["home_rows"] = HOME_ROWS
+    environment.globals["papers"] = PAPERS
     environment.globals["fragment"] = _Fragments(environment)
     return environment
 
@@ -348,22 +350,25 @@ _VERDICT_HEADINGS = {
 
 def _comparison_rows(comparisons: Sequence[Comparison], page: str) -> Markup:
     """A run page's comparisons as the rows of its table, a heading row before each verdict's,
-    one line each. Made here, not by a loop in the template: at 1,000 systems x 3 evaluations
-    the run pages hold some 84,000 of these rows, and jinja2's own work per row (attribute
-    lookups, escaping, joining) took a sixth of every run page. Artifact text is escaped and
-    isolated as the ``text`` filter does it; the numbers are formatted floats."""
+    one line each, each system with its version (two versions of one system are two rows).
+    Made here, not by a loop in the template: at 1,000 systems x 3 evaluations the run pages
+    hold some 84,000 of these rows, and jinja2's own work per row (attribute lookups, escaping,
+    joining) took a sixth of every run page. Artifact text is escaped and isolated as the
+    ``text`` filter does it; the numbers are formatted floats."""
     rows = []
     verdict = ""
     for c in comparisons:
         if c.verdict != verdict:
             verdict = c.verdict
             rows.append(
-                f'<tr class="verdict"><th colspan="4" scope="rowgroup">{_VERDICT_HEADINGS[verdict]}'
+                f'<tr class="verdict"><th colspan="4" scope="rowgroup">'
+                f"<span>{_VERDICT_HEADINGS[verdict]}</span>"
             )
         rows.append(
-            f'<tr><th><a href="{escape(urls.beside(c.other.path, page))}">'
-            f"{isolated(short(c.other.display))}</a><td>{_number(c.other_value)}"
-            f"<td>{_signed(c.difference)}<td>{escape(_p(c.p_value))}"
+            f'<tr><th scope="row"><a href="{escape(urls.beside(c.other.path, page))}">'
+            f"{isolated(short(c.other.display))}</a> "
+            f'<span class="system-version">{isolated(_brief(short(c.other.version_shown)))}</span>'
+            f"<td>{_number(c.other_value)}<td>{_signed(c.difference)}<td>{escape(_p(c.p_value))}"
         )
     return Markup("\n".join(rows))
 

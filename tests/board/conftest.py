@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -358,6 +359,14 @@ class Watched:
     def _dialog(self, dialog: Dialog) -> None:
         self.problems.append(f"dialog: {dialog.message}")
         dialog.dismiss()
+
+
+def pick(page: Page, label: str, system: str) -> None:
+    """Pick ``system`` in the compare-two picker's select ``label``: each option reads a
+    system's name, then its version."""
+    select = page.get_by_label(label)
+    option = select.locator("option", has_text=re.compile(rf"^{re.escape(system)} "))
+    select.select_option(value=option.first.get_attribute("value"))
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page
 
 import memrank
 from memrank.board.folder import write
+from memrank.board.model import Board
 from tests.board.conftest import (
     LABELLED_TOML,
     Signed,
@@ -25,6 +26,7 @@ from tests.board.conftest import (
     categorised,
     files_of,
     named,
+    pick,
     serve,
     sign_artifacts,
     wheel_run,
@@ -56,7 +58,8 @@ SCHEMES = ("light", "dark")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A board with both kinds of column: demo with three systems, notes with five in labelled
     categories (tie cues, the forest plot and matrix, a name nearly as long as attestation
-    allows, control arms apart and an Overall column), and an empty track."""
+    allows, control arms apart and an Overall column), a run the board refuses (a Cyrillic
+    letter in its name), and an empty track."""
     runs = [
         Signed(wheel_run(name, memrank.evaluation("demo")))
         for name in ("word-overlap", "no-context")
@@ -71,6 +74,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         for name in ("word-overlap", "no-context", "full-context", "random")
     ]
     runs.append(Signed(named(runs[-1].result, LONG_NAME)))
+    runs.append(Signed(named(runs[-1].result, "R\u0430ndomAdapter")))  # refused: a look-alike
     folder = tmp_path_factory.mktemp("accessible")
     artifacts = sign_artifacts(folder / "artifacts", runs, LABELLED_TOML)
     (artifacts / "systems.toml").write_text(CONTROL_ARMS)
@@ -132,8 +136,8 @@ def checked_in_every_state(page: Page, site: str) -> Iterator[str]:
             reading = page.locator("#compare-reading")
             reading.filter(has_text=re.compile(r"\S")).wait_for()
             yield f"{path} (picker loaded)"
-            page.get_by_label("First system").select_option(label="FullContextAdapter")
-            page.get_by_label("Second system").select_option(label="No context (control)")
+            pick(page, "First system", "FullContextAdapter")
+            pick(page, "Second system", "No context (control)")
             reading.filter(has_text="FullContextAdapter:").wait_for()
             yield f"{path} (pair picked)"
             continue
@@ -173,6 +177,50 @@ def test_axe_finds_no_violation(chromium: Browser, site: str, width: str, scheme
         context.close()
     assert len(states) == len(PAGES) + 3
     assert not problems, f"axe at {width} width, {scheme} scheme:\n" + "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def committed(
+    tmp_path_factory: pytest.TempPathFactory, committed_board: tuple[Board, dict[str, bytes]]
+) -> Iterator[tuple[str, list[str]]]:
+    """The board the committed artifacts build, served, and the pages it has that the board
+    above lacks: the home page's papers to cite, LoCoMo's page (a category of none, its reason
+    below the table; its paper), a LoCoMo run page and an engine's history."""
+    board, tree = committed_board
+    folder = tmp_path_factory.mktemp("committed-axe")
+    write(files_of(tree), folder / "board")
+    locomo = next(page for page in board.evaluations if page.column.evaluation == "locomo")
+    run = next(run for run in board.runs if run.evaluation_path == locomo.path)
+    pages = ["index.html", board.tracks[0].path, locomo.path, run.path]
+    pages += [history.path for history in board.histories if "activememoryindex" in history.path]
+    with serve(folder) as base:
+        yield base + "board/", pages
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("width", [1366, 390])
+def test_axe_finds_no_violation_on_the_committed_board(
+    chromium: Browser, committed: tuple[str, list[str]], width: int, scheme: str
+) -> None:
+    base, pages = committed
+    context = chromium.new_context(
+        viewport={"width": width, "height": 900},
+        color_scheme=scheme,  # type: ignore[arg-type]
+    )
+    context.add_init_script(AXE)
+    problems: list[str] = []
+    try:
+        page = context.new_page()
+        for path in pages:
+            page.goto(base + path)
+            page.wait_for_load_state("load")
+            problems += described(path, violations(page))
+            if scrolls_sideways(page):
+                problems.append(f"{path}: the page scrolls sideways")
+    finally:
+        context.close()
+    assert len(pages) == 5
+    assert not problems, f"axe at {width} px, {scheme} scheme:\n" + "\n".join(problems)
 
 
 def test_axe_reports_what_is_planted_in_a_page(chromium: Browser, site: str) -> None:

@@ -1,7 +1,9 @@
 """The board as a reader meets it, at a laptop's width (1366 px) and a phone's (390 px), in
 headless Chromium, on the board the committed artifacts build: the home page leads with each
-track's ranked rows; no word in any table breaks mid-word; no table hides rows in a box of its
-own height (every row is reached by scrolling the page). Screenshots of the home page, the
+track's ranked rows, on a phone's first screen too; no word in any table breaks mid-word; no
+table hides rows in a box of its own height (every row is reached by scrolling the page); every
+table wider than its box, scrolled fully right, still shows each row's name; a track's table
+fits a laptop's width; no per-category cell runs past two lines. Screenshots of the home page, the
 LoCoMo page and a run page, in the light and the dark scheme, are written for review to
 ``MEMRANK_SCREENSHOTS`` (default: ``screenshots/`` in pytest's base temporary folder)."""
 
@@ -63,6 +65,39 @@ _BOXED_ROWS = """() => {
 }"""
 
 
+# Every table box that scrolls sideways, scrolled fully right: each body row's name (its row
+# header) must still lie inside the box's visible part. Returns how many boxes were wide.
+_NAMES_IN_VIEW = """() => {
+  const lost = [];
+  let wide = 0;
+  for (const box of document.querySelectorAll(".table-scroll")) {
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    wide += 1;
+    box.scrollLeft = box.scrollWidth;
+    const left = box.getBoundingClientRect().left + box.clientLeft;
+    const right = left + box.clientWidth;
+    for (const name of box.querySelectorAll('tbody th[scope="row"]')) {
+      const drawn = name.getBoundingClientRect();
+      if (drawn.left < left - 1 || drawn.right > right + 1) {
+        lost.push(name.innerText.trim().slice(0, 40));
+      }
+    }
+    box.scrollLeft = 0;
+  }
+  return {wide, lost};
+}"""
+
+# Each cell of a per-category table (an evaluation's or a run's) whose content runs past two
+# lines: a reason belongs below the table, behind a numbered mark.
+_TALL_CELLS = """() => [...document.querySelectorAll(
+    'section[aria-labelledby="categories-heading"] td')].flatMap(cell => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = range.getBoundingClientRect().height / parseFloat(getComputedStyle(cell).lineHeight);
+  return lines > 2.05 ? [cell.innerText.trim().slice(0, 60)] : [];
+})"""
+
+
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Board]]:
     """The committed artifacts built with the working tree's theme, served on loopback."""
@@ -113,6 +148,46 @@ def test_no_table_breaks_a_word_or_boxes_its_rows(
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+def test_every_wide_table_scrolled_fully_right_keeps_each_row_s_name_in_view(
+    chromium: Browser, committed: tuple[str, Board], width: str
+) -> None:
+    base, board = committed
+    context = chromium.new_context(viewport={"width": WIDTHS[width], "height": 900})
+    wide = 0
+    try:
+        page = context.new_page()
+        for path in [*_pages(board), *([board.field.path] if board.field else [])]:
+            page.goto(base + path)
+            found = page.evaluate(_NAMES_IN_VIEW)
+            assert found["lost"] == [], (width, path)
+            wide += found["wide"]
+            assert page.evaluate(_TALL_CELLS) == [], (width, path)
+    finally:
+        context.close()
+    # the per-category tables of Mem-Gallery and MemoryCode are wider than a laptop's box
+    assert wide >= 2, width
+
+
+def test_a_track_s_table_fits_a_laptop_s_width(
+    chromium: Browser, committed: tuple[str, Board]
+) -> None:
+    """Every column of each track's table, Published the last, is in view at 1366 px without
+    scrolling the table sideways."""
+    base, board = committed
+    context = chromium.new_context(viewport={"width": WIDTHS["laptop"], "height": 900})
+    try:
+        page = context.new_page()
+        for track in board.tracks:
+            if not track.rows:
+                continue
+            page.goto(base + track.path)
+            box = page.locator("#board").locator("xpath=..")
+            assert box.evaluate("b => b.scrollWidth <= b.clientWidth"), track.path
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
 def test_the_home_page_shows_each_track_s_ranked_rows(
     chromium: Browser, committed: tuple[str, Board], width: str
 ) -> None:
@@ -133,6 +208,10 @@ def test_the_home_page_shows_each_track_s_ranked_rows(
             assert system.is_visible() and system.bounding_box()["x"] < WIDTHS[width]  # type: ignore[index]
             first = table.locator("tbody td.score .number").first.inner_text()
             assert first == f"{track.rows[0].cells[track.ranking_index or 0].value.value:.3f}"  # type: ignore[union-attr]
+        # the first screen (a phone's is 390 x 844) ends below the first track's top rows:
+        # the introduction is under the table, the navigation one line a list
+        top_rows = page.locator("table.leaders tbody tr").nth(1).bounding_box()
+        assert top_rows is not None and top_rows["y"] + top_rows["height"] <= 844, width
     finally:
         context.close()
 

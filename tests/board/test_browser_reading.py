@@ -19,6 +19,7 @@ from tests.board.conftest import (
     built,
     categorised,
     files_of,
+    pick,
     serve,
     sign_artifacts,
     wheel_run,
@@ -90,19 +91,19 @@ def test_the_compare_two_picker_loads_a_pair_s_reading(chromium: Browser, site: 
         assert (
             page.locator("#compare").is_visible() and page.locator("#compare-fallback").is_hidden()
         )
-        page.get_by_label("First system").select_option(label="FullContextAdapter")
-        page.get_by_label("Second system").select_option(label="NoContextAdapter")
+        pick(page, "First system", "FullContextAdapter")
+        pick(page, "Second system", "NoContextAdapter")
         text = reading.inner_text()
         assert text.startswith("FullContextAdapter: 1.000")
         assert "NoContextAdapter: 0.000" in text and "-1.000" in text
         assert "FullContextAdapter is significantly better" in text
-        page.get_by_label("Second system").select_option(label="WordOverlapAdapter")
+        pick(page, "Second system", "WordOverlapAdapter")
         assert "does not separate them" in reading.inner_text()
         # each of the other three against the last-placed: the pairs of runs 1, 2 and 3 of
         # the ranking, one file each
-        page.get_by_label("Second system").select_option(label="NoContextAdapter")
+        pick(page, "Second system", "NoContextAdapter")
         for first in ("FullContextAdapter", "WordOverlapAdapter", "RandomAdapter"):
-            page.get_by_label("First system").select_option(label=first)
+            pick(page, "First system", first)
             reading.filter(has_text=re.compile(f"^{first}: ")).wait_for()
             assert re.search(r"; p (< 0\.001|= [01]\.\d{3}): ", reading.inner_text()), first
     assert watched.problems == []

@@ -1,9 +1,11 @@
 """What a reader looks for in the tables: categories in natural order, each with its question
-count and every "none" with its reason; and each system's history across versions."""
+count and every "none" with its reason (said once, below the table); each system's history
+across versions; and two versions of one system told apart wherever they are listed."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -96,10 +98,16 @@ def test_a_category_nothing_was_decided_in_says_why(
         cell = cells[at]
         assert cell is not None and cell.value.value is None
         assert cell.value.why == f"none of its 184 task values could be decided: {reason}"
-    assert reason in tree[page.path].decode()
+    # said once, below the table: each cell holds "none" and the mark that points at it
+    html = tree[page.path].decode()
+    assert html.count(reason) == 1
+    (mark,) = set(re.findall(r'none <a class="why-mark" href="#categories-why-(\d+)">', html))
+    assert f'<li id="categories-why-{mark}"><bdi>none of its 184' in html
     run = next(r for r in board.runs if r.evaluation_path == page.path)
     (ar,) = [row for row in run.categories if row.category == "AR"]
-    assert ar.cell is None and ar.why.endswith(reason) and reason in tree[run.path].decode()
+    assert ar.cell is None and ar.why.endswith(reason)
+    section = tree[run.path].decode().partition('id="categories-heading"')[2]
+    assert section.partition("</section>")[0].count(reason) == 1
 
 
 def test_a_system_s_history_lists_every_published_run_of_it(
@@ -113,3 +121,30 @@ def test_a_system_s_history_lists_every_published_run_of_it(
     page = tree[history.path].decode()
     assert all(f"{e.headline.value.value:.3f}" in page for e in history.entries if e.headline)
     assert 'href="../../systems/' in tree[runs[0].path].decode()
+
+
+def test_two_versions_of_one_system_are_told_apart_in_every_list_of_them(
+    tmp_path: Path,
+) -> None:
+    """Two versions of BM25 tie on the notes column: the run page's list of ties, the per-category
+    table and the compare-two picker each name the other's version, not "BM25" twice."""
+    base = wheel_run("bm25", categorised())
+    other = base.model_copy(
+        update={
+            "system": base.system.model_copy(update={"version": "3"}),
+            "started": base.started - timedelta(seconds=1),  # another run id
+        }
+    )
+    board, tree = built(sign_artifacts(tmp_path / "artifacts", [Signed(base), Signed(other)]))
+    page = next(p for p in board.evaluations if p.column.evaluation == "notes")
+    assert sorted(link.version_shown for link in page.rows) == ["2", "3"]
+    html = tree[page.path].decode()
+    for version in ("2", "3"):
+        assert f">BM25Adapter {version}</option>" in html
+        assert f'<span class="system-version"><bdi>{version}</bdi></span>' in html
+    for run in board.runs:
+        (tied,) = run.comparisons
+        theirs = "3" if run.predicate.system.version == "2" else "2"
+        assert tied.verdict == "tie" and tied.other.version_shown == theirs
+        rows = tree[run.path].decode().partition('id="comparisons-heading"')[2]
+        assert f'BM25Adapter</bdi></a> <span class="system-version"><bdi>{theirs}</bdi>' in rows
