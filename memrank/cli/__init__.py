@@ -3,9 +3,11 @@ runs (so `memrank --help` and `memrank --version` load none of them)."""
 
 from __future__ import annotations
 
-import click
+import importlib
+from collections.abc import Mapping
+from typing import Any
 
-from memrank.cli._lazy import LazyGroup
+import click
 
 __all__ = ["main"]
 
@@ -25,7 +27,7 @@ COMMANDS = {
         "Build the static leaderboard from the signed artifacts that verify.",
     ),
     "catalog": (
-        "memrank.cli.catalog:catalog_command",
+        "memrank.cli.listing:catalog_command",
         "List every shipped system and evaluation with what it needs.",
     ),
     "check": (
@@ -34,7 +36,7 @@ COMMANDS = {
     ),
     "evals": ("memrank.cli.listing:evals_group", "The evaluations memrank ships."),
     "keys": (
-        "memrank.cli.keys:keys_group",
+        "memrank.cli.trust:keys_group",
         "Make and identify Ed25519 signing keys (PKCS8 PEM files).",
     ),
     "kill": (
@@ -79,7 +81,7 @@ COMMANDS = {
         "Sign approved run ID again (another track or division) as a correction of its artifact.",
     ),
     "targets": (
-        "memrank.cli.targets:targets_group",
+        "memrank.cli.listing:targets_group",
         "Targets (named systems): list them, show what one needs, check a translator.",
     ),
     "trust": (
@@ -110,6 +112,32 @@ COMMANDS = {
         "correction) leaves runs/ (git keeps their history).",
     ),
 }
+
+
+class LazyGroup(click.Group):
+    """Commands named ``{name: ("module:attribute", summary)}``; a command's module is imported
+    the first time the command is asked for (to run it, or to print its own help)."""
+
+    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self.lazy)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, attribute = self.lazy[cmd_name][0].split(":")
+            command = getattr(importlib.import_module(module), attribute)
+            assert isinstance(command, click.Command)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands section exactly as click writes it, from the summaries: a command's
+        summary (the first sentence of its help) is all click shortens its help to."""
+        stand_ins = [click.Command(name, help=summary) for name, (_, summary) in self.lazy.items()]
+        click.Group(commands=stand_ins).format_commands(ctx, formatter)
 
 
 @click.group(cls=LazyGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})

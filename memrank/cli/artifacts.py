@@ -1,19 +1,74 @@
-"""memrank attest and memrank verify: sign a result into an artifacts directory; check them all."""
+"""memrank attest and memrank verify: sign a result into an artifacts directory; check them all.
+
+Also what every command that reads or signs into an artifacts directory shares: the
+``--artifacts`` option, and the checks before signing.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from memrank.cli._options import artifacts_option
-from memrank.errors import ArtifactRefused, UsageError
+from memrank.errors import ArtifactRefused, AttestRefused, UsageError
 
 if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     from memrank.artifacts import Verification
 
-__all__ = ["attest_command", "verify_command"]
+__all__ = ["artifacts_option", "attest_command", "check_signable", "verify_command"]
+
+
+def artifacts_option(help_text: str) -> Callable[[Any], Any]:
+    """``--artifacts DIR`` (default ``artifacts``), passed as ``directory``; ``help_text`` says
+    what the command does with it."""
+    return click.option(
+        "--artifacts",
+        "directory",
+        default=Path("artifacts"),
+        show_default=True,
+        type=click.Path(file_okay=False, path_type=Path),
+        help=help_text,
+    )
+
+
+def check_signable(artifacts: Path, keys: Sequence[Ed25519PrivateKey], track: str) -> None:
+    """Refuse before writing anything what the verifier would refuse later: a key the release
+    role does not list (the root key, say), a revoked key, or a track the root does not list,
+    and signing into a directory with no root.json, whose every run the verifier refuses."""
+    from memrank.artifacts import KeyStatus, keyid_of, load_trust
+
+    root_file = artifacts / "root.json"
+    if not root_file.is_file():
+        raise AttestRefused(
+            f"no trust root at {root_file}: nothing signed here could be verified. Create it "
+            "first (`memrank trust init`), or give the --artifacts that holds it"
+        )
+    root = load_trust(root_file).root
+    release = root.roles.release.keyids
+    for key in keys:
+        keyid = keyid_of(key.public_key())
+        if keyid not in release:
+            role = (
+                " (it is a root key: root keys sign root.json, never runs)"
+                if (keyid in root.roles.root.keyids)
+                else ""
+            )
+            raise AttestRefused(
+                f"key {keyid} is not a release key of {root_file}{role}; sign with a release key "
+                "(`memrank trust show` lists them)"
+            )
+        if root.keys[keyid].status is KeyStatus.REVOKED:
+            raise AttestRefused(f"key {keyid} is revoked in {root_file}; sign with another")
+    if track not in root.tracks:
+        known = ", ".join(sorted(root.tracks)) or "none yet"
+        raise AttestRefused(
+            f"--track {track!r} is not a track of {root_file} (tracks: {known}); check the "
+            "spelling, or add it with `memrank trust update --accept`"
+        )
 
 
 @click.command("attest")
@@ -57,7 +112,6 @@ def attest_command(
     """
     from memrank._files import check_writable
     from memrank.artifacts import attest, signing_key
-    from memrank.cli._preflight import check_signable
     from memrank.result import Result
 
     keys = [signing_key(path) for path in key_files] or [signing_key(None)]

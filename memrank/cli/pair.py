@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.cli._options import artifacts_option
+from memrank.cli.artifacts import artifacts_option
 from memrank.errors import PairingRefused
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.cli._options import artifacts_option
+from memrank.cli.artifacts import artifacts_option, check_signable
 from memrank.errors import AttestRefused, MemrankError, SuspectRun, UsageError
 
 if TYPE_CHECKING:
@@ -277,7 +277,6 @@ def _sign(
     from memrank._basics import now_utc
     from memrank._files import check_writable
     from memrank.artifacts import attest, keyid_of
-    from memrank.cli._preflight import check_signable
     from memrank.result import Result
     from memrank.runs.registry import RESULT, run_folder, save_record
     from memrank.runs.review import review

@@ -1,12 +1,19 @@
-"""memrank serve and memrank check: the Add/Search contract from both ends."""
+"""memrank serve and memrank check: the Add/Search contract from both ends; and memrank targets
+verify, which checks a translator against the memrank-native/1 contract."""
 
 from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
 
 import click
 
 from memrank.errors import UsageError
 
-__all__ = ["check_command", "serve_command"]
+if TYPE_CHECKING:
+    from memrank.wire.check import CheckOutcome
+
+__all__ = ["check_command", "serve_command", "translator_verify_command"]
 
 _AUTH_HELP = (
     "SCHEME:ENVVAR, e.g. Bearer:AML_API_KEY: the scheme (Token, Bearer or X-Api-Key) and the "
@@ -93,10 +100,9 @@ def check_command(
     Prints every check as it ends, with pass, warn, FAIL or skip (not run, as the endpoint
     stopped answering) and its evidence, and exits 1 when any fails.
     """
-    from memrank.cli._check_report import report_outcomes
     from memrank.systems.http._client import Auth
     from memrank.systems.http.aml import AmlEndpoints
-    from memrank.wire.check import NAME_WIDTH, CheckOutcome, check, line
+    from memrank.wire.check import NAME_WIDTH, check, line
 
     if search_url:
         endpoints = AmlEndpoints.of(add_url=url, search_url=search_url, health_url=health_url)
@@ -114,4 +120,52 @@ def check_command(
         timeout=timeout,
         on_outcome=None if as_json else printed,
     )
-    report_outcomes(outcomes, as_json, printed=not as_json)
+    _report_outcomes(outcomes, as_json, printed=not as_json)
+
+
+@click.command("verify")
+@click.argument("url")
+@click.option(
+    "--key-env",
+    metavar="ENVVAR",
+    help="The environment variable holding the translator's key, sent as Authorization: Bearer.",
+)
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds per request.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcomes as JSON.")
+def translator_verify_command(url: str, key_env: str | None, timeout: float, as_json: bool) -> None:
+    """Check the translator at URL against the memrank-native/1 contract.
+
+    Checks the description, a ranked retrieve, isolation between units, cleanup, and that any
+    usage stated is numbers. Prints every check with pass or FAIL and its evidence, and exits
+    1 when any fails. A translator that passes runs as `memrank run native EVALUATION`.
+    """
+    from memrank.systems.http.translator_check import verify
+
+    key = None
+    if key_env:
+        key = os.environ.get(key_env, "")
+        if not key:
+            raise UsageError(f"--key-env {key_env}: the environment variable is not set")
+    outcomes = verify(url, key, timeout=timeout)
+    _report_outcomes(outcomes, as_json)
+
+
+def _report_outcomes(outcomes: list[CheckOutcome], as_json: bool, printed: bool = False) -> None:
+    """Echo every outcome (only the tally when each was ``printed`` as it ended); raise
+    CheckFailed (exit 1) naming the checks that failed. Both checks print and exit alike."""
+    import orjson
+
+    from memrank.errors import CheckFailed
+    from memrank.systems.http._checklist import layout, tally
+
+    if as_json:
+        click.echo(orjson.dumps([o.model_dump() for o in outcomes], option=orjson.OPT_INDENT_2))
+    else:
+        click.echo(tally(outcomes) if printed else layout(outcomes))
+    failed = [o.name for o in outcomes if o.ran and not o.passed]
+    not_run = sum(not o.ran for o in outcomes)
+    if failed:
+        raise CheckFailed(
+            f"{len(failed)} check(s) failed: {', '.join(failed)}"
+            + (f"; {not_run} not run, as the endpoint stopped answering" if not_run else "")
+        )

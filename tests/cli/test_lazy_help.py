@@ -37,4 +37,4 @@ def test_help_and_version_import_no_command_module() -> None:
     found = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.splitlines()
-    assert found[-2:] == ["['memrank.cli._lazy']", "[]"]
+    assert found[-2:] == ["[]", "[]"]
