@@ -1,14 +1,20 @@
 """A result on one screen: per measure name its plain mean, how many values and how many could
-not be decided, plus the headline the run registry shows. Also the same as JSON."""
+not be decided, plus the headline the run registry shows. Also the same as JSON.
+
+Both name the contract breaches the run's endpoint committed: the breaches the wire client
+declared for each answer (``Recall.declared["breaches"]``, memrank.wire.answers) added up over
+every answer the run read, the canaries' included.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from memrank.measure import Value
 from memrank.result import Result
-from memrank.runs.breaches import breach_line, breaches_json
 from memrank.runs.causes import failure_causes, left_out, said
+from memrank.wire.answers import BREACHES
 
 __all__ = ["declared_headline", "headline", "measure_rows", "summary_json", "summary_text"]
 
@@ -113,7 +119,7 @@ def summary_text(
     lines.append(f"traces:     {len(result.traces)} recorded, {len(result.failed)} with errors")
     if result.failed:
         lines.append(f"failures:   {said(failure_causes(result.failed))}")
-    breaches = breach_line(result)
+    breaches = _breach_line(result)
     if breaches is not None:
         lines.append(breaches)
     return "\n".join(lines)
@@ -201,7 +207,7 @@ def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
         "traces": len(result.traces),
         "failed": len(result.failed),
         "headline": {"measure": measure, "mean": mean},
-        "breaches": breaches_json(result),
+        "breaches": _breaches_json(result),
         "headline_over": None
         if over is None
         else {
@@ -214,3 +220,35 @@ def summary_json(result: Result, declared: str | None = None) -> dict[str, Any]:
         "started": result.started.isoformat(),
         "finished": result.finished.isoformat(),
     }
+
+
+def _run_breaches(result: Result) -> tuple[dict[str, int], int]:
+    """Each breach's count over every answer the run read, and how many tasks' answers
+    committed any."""
+    counts: Counter[str] = Counter()
+    tasks = 0
+    planted = result.integrity.traces if result.integrity is not None else ()
+    for trace in (*result.traces, *planted):
+        declared = trace.recalled.declared.get(BREACHES) if trace.recalled else None
+        if isinstance(declared, dict) and declared:
+            tasks += 1
+            counts.update({str(name): int(n) for name, n in declared.items()})
+    return dict(counts), tasks
+
+
+def _breach_line(result: Result) -> str | None:
+    """``breaches:   12 × non-finite score, 3 × duplicate id, in the answers to 9 task(s)``,
+    or None when the endpoint committed none."""
+    counts, tasks = _run_breaches(result)
+    if not counts:
+        return None
+    named = ", ".join(
+        f"{n} × {name}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    return f"breaches:   {named}, in the answers to {tasks} task(s); each task's in its trace"
+
+
+def _breaches_json(result: Result) -> dict[str, object]:
+    """What ``--json`` states: ``{"counts": {name: n}, "tasks": n}``, empty counts for none."""
+    counts, tasks = _run_breaches(result)
+    return {"counts": counts, "tasks": tasks}

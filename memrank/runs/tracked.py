@@ -15,7 +15,9 @@ import secrets
 import shutil
 import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,11 +30,13 @@ from memrank.answer import AnswerStage, estimate
 from memrank.catalog import evaluation as evaluation_named
 from memrank.catalog import system as system_named
 from memrank.errors import (
+    HungUp,
     Interrupted,
     MemrankError,
     RefusedRun,
     RunSuspect,
     TasksFailedInRun,
+    Terminated,
     UsageError,
 )
 from memrank.evaluation import Evaluation
@@ -44,7 +48,7 @@ from memrank.runs.journal import Journal
 from memrank.runs.narrow import limited, with_tasks
 from memrank.runs.plan import RunPlan
 from memrank.runs.probe import with_probe
-from memrank.runs.progress import Progress
+from memrank.runs.progress import Progress, watching
 from memrank.runs.registry import (
     HOME_VARIABLE,
     JOURNAL,
@@ -61,10 +65,8 @@ from memrank.runs.registry import (
 from memrank.runs.request import Request, resume_command
 from memrank.runs.retry import earlier_result, failed_part, retried
 from memrank.runs.shards import shard_of
-from memrank.runs.signals import signals_as_interrupts, stopped_by
 from memrank.runs.summary import headline
 from memrank.runs.tolerance import FailureWatch, parse_failure_limit
-from memrank.runs.watch import watching
 from memrank.system import Memory, System
 
 __all__ = ["Finished", "run_tracked"]
@@ -122,7 +124,7 @@ def run_tracked(plan: RunPlan, *, progress: bool = False, say: Say | None = None
     )
     tell(f"run:        {record.id}")
     try:
-        with signals_as_interrupts():
+        with _signals_as_interrupts():
             return _main(plan, record, progress, tell)
     except KeyboardInterrupt as exc:
         raise _stopped(find(record.id), getattr(exc, "signal_number", signal.SIGINT)) from None
@@ -337,10 +339,40 @@ def _stopped(record: RunRecord, signal_number: int) -> Interrupted:
     how = "interrupted" if signal_number == signal.SIGINT else signal.Signals(signal_number).name
     save_record(_ended(record, RunState.INTERRUPTED, 128 + signal_number, error=how))
     total = f" of {record.tasks}" if record.tasks else ""
-    return stopped_by(signal_number)(
+    # SIGTERM and SIGHUP exit as Ctrl-C does, each with its own number: 143, 129 (Ctrl-C 130)
+    by_signal: dict[int, type[Interrupted]] = {signal.SIGTERM: Terminated, signal.SIGHUP: HungUp}
+    return by_signal.get(signal_number, Interrupted)(
         f"{how}: run {record.id} kept {kept}{total} task(s) in its journal; "
         f"resume with: {resume_command(record)}"
     )
+
+
+class _Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, stopping the run as Ctrl-C does."""
+
+    def __init__(self, signal_number: int) -> None:
+        super().__init__(signal_number)
+        self.signal_number = signal_number
+
+
+def _raise_signalled(signal_number: int, frame: object) -> None:
+    raise _Signalled(signal_number)
+
+
+@contextmanager
+def _signals_as_interrupts() -> Iterator[None]:
+    """What CI cancellation, ``docker stop`` and systemd send (SIGTERM) and a closed terminal
+    (SIGHUP) stop the run as Ctrl-C does: its journal kept, its record stopped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = (signal.SIGTERM, signal.SIGHUP)
+    earlier = {number: signal.signal(number, _raise_signalled) for number in wanted}
+    try:
+        yield
+    finally:
+        for number, handler in earlier.items():
+            signal.signal(number, handler)
 
 
 def _secret_for(earlier: Result | None) -> bytes:

@@ -15,8 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from memrank._inflight import STUCK_AFTER, in_flight
-from memrank.runs.progress import Progress
-from memrank.runs.watch import in_flight_part, watching
+from memrank.runs.progress import Progress, in_flight_part, watching
 from memrank.systems import WordOverlap
 from memrank.wire._service import ContractService
 from tests.loopback import Canned, Logged, _Handler, _Loopback
