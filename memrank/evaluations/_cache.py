@@ -5,6 +5,13 @@ A file is pinned by its URL, sha256 and size. It is looked for at the path the c
 variable, else at ``<data dir>/<evaluation>/<name>``, where the data dir is ``MEMRANK_DATA_DIR``
 or the user's cache dir. Only that last place is downloaded into when the file is missing.
 Size and sha256 are checked on every load, not only after a download.
+
+An evaluation read from hundreds of files (MemoryCode's 360 dialogues) pins each of them the
+same way, but their digests live in a manifest file under ``memrank/evaluations/data/``
+(``<sha256> <size> <name>`` a line), and the manifest itself is pinned by the one digest the
+code holds: the dataset bundle's (sha256 over ``<name> <sha256>`` lines in name order, as
+``bundle`` computes it). So an edited manifest is refused before any file is read, and every
+file is checked on every load.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from memrank._files import user_cache_dir, write_atomic
@@ -22,11 +30,13 @@ from memrank.task import Task
 
 __all__ = [
     "DATA_DIR_VARIABLE",
+    "Manifest",
     "Material",
     "Pin",
     "bundle",
     "data_dir",
     "load",
+    "load_all",
     "read",
 ]
 
@@ -117,6 +127,43 @@ def bundle(files: Sequence[BundleFile], tasks: Sequence[Task]) -> DatasetBundle:
         files=tuple(sorted(files, key=lambda f: f.name)),
         question_counts=question_counts(tuple(tasks)),
     )
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Where an evaluation's files come from, and the digest their manifest must have."""
+
+    evaluation: str
+    """The folder under the data dir (``memorycode``)."""
+    manifest: str
+    """The manifest's file name in ``memrank/evaluations/data/``."""
+    url: str
+    """The base URL a file's name is appended to, to download it."""
+    bundle_sha256: str
+    variable: str
+    """The environment variable naming a folder that holds the files."""
+
+
+def _pins(manifest: Manifest) -> list[Pin]:
+    """The pinned files the manifest lists, after its own digest was checked."""
+    text = resources.files("memrank.evaluations").joinpath("data", manifest.manifest).read_text()
+    listed = []
+    for line in text.splitlines():
+        sha256, size, name = line.split(" ", 2)
+        listed.append(Pin(manifest.evaluation, name, manifest.url + name, sha256, int(size)))
+    lines = "".join(f"{p.name} {p.sha256}\n" for p in sorted(listed, key=lambda p: p.name))
+    actual = hashlib.sha256(lines.encode()).hexdigest()
+    if actual != manifest.bundle_sha256:
+        raise DatasetMismatch(
+            f"memrank/evaluations/data/{manifest.manifest}: the manifest's digest is {actual}, "
+            f"the code pins {manifest.bundle_sha256}; reinstall memrank"
+        )
+    return listed
+
+
+def load_all(manifest: Manifest, given: str | Path | None) -> list[Material]:
+    """Every file the manifest pins, each checked against its sha256 and size."""
+    return [load(pin, given, manifest.variable) for pin in _pins(manifest)]
 
 
 def _check(pin: Pin, path: Path, raw: bytes | bytearray, named_by: str | None = None) -> None:

@@ -34,10 +34,14 @@ import orjson
 
 from memrank.errors import DatasetMalformed, DatasetMissing
 from memrank.evaluation import BundleFile, Evaluation
+from memrank.evaluations._benchmark import (
+    check_slice,
+    expected_of,
+    first_groups,
+    first_per_category,
+    in_format,
+)
 from memrank.evaluations._cache import Material, Pin, bundle, load, read
-from memrank.evaluations._expected import expected_of
-from memrank.evaluations._formats import in_format
-from memrank.evaluations._slices import check_slice, first_groups, first_per_category
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,

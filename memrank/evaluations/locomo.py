@@ -38,10 +38,8 @@ import orjson
 from memrank.budget import Budget
 from memrank.errors import DatasetMalformed
 from memrank.evaluation import Evaluation
+from memrank.evaluations._benchmark import check_slice, expected_of, first_groups, in_format
 from memrank.evaluations._cache import Material, Pin, bundle, load
-from memrank.evaluations._expected import expected_of
-from memrank.evaluations._formats import in_format
-from memrank.evaluations._slices import check_slice, first_groups
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,

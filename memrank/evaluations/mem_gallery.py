@@ -41,11 +41,14 @@ import orjson
 from memrank.budget import Budget
 from memrank.errors import DatasetMalformed, DatasetMissing
 from memrank.evaluation import BundleFile, Evaluation
-from memrank.evaluations._cache import bundle, read
-from memrank.evaluations._expected import expected_of
-from memrank.evaluations._formats import in_format
-from memrank.evaluations._manifest import Manifest, load_all
-from memrank.evaluations._slices import check_slice, first_groups, first_per_category
+from memrank.evaluations._benchmark import (
+    check_slice,
+    expected_of,
+    first_groups,
+    first_per_category,
+    in_format,
+)
+from memrank.evaluations._cache import Manifest, bundle, load_all, read
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,

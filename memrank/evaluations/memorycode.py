@@ -39,10 +39,8 @@ import orjson
 
 from memrank.errors import DatasetMalformed
 from memrank.evaluation import Evaluation
-from memrank.evaluations._cache import Material, bundle
-from memrank.evaluations._formats import in_format
-from memrank.evaluations._manifest import Manifest, load_all
-from memrank.evaluations._slices import check_slice
+from memrank.evaluations._benchmark import check_slice, in_format
+from memrank.evaluations._cache import Manifest, Material, bundle, load_all
 from memrank.measures import (
     EvidenceMeans,
     EvidenceRecall,

@@ -13,7 +13,7 @@ import memrank
 from memrank import Evaluation
 from memrank.errors import DatasetMismatch, UsageError
 from memrank.evaluations import memorycode
-from memrank.evaluations._manifest import Manifest
+from memrank.evaluations._cache import Manifest
 from memrank.evaluations.memorycode import CATEGORIES, DIR_VARIABLE, MANIFEST
 
 
