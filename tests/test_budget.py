@@ -20,7 +20,7 @@ from memrank.budget import (
 )
 from memrank.errors import UsageError
 from memrank.measures import EvidenceRecall, EvidenceTurn, evidence_metadata
-from memrank.measures.at_budget import held_to
+from memrank.measures.budget import held_to
 from memrank.system import Content
 
 

@@ -58,7 +58,7 @@ from memrank.measures import (
     WordMatch,
     evidence_metadata,
 )
-from memrank.measures.at_budget import held_to
+from memrank.measures.budget import held_to
 from memrank.system import (
     IMAGE_CAPTIONS,
     Content,

@@ -1,18 +1,25 @@
-"""recalled-words: how much text a system handed back for a task, the budget it spent.
+"""The context budget, the decisive variable of a retrieval comparison: a system that returns
+more text finds more evidence.
 
-Context budget is the decisive variable of a retrieval comparison: a system that returns more
-text finds more evidence. Every evaluation that scores evidence also records this, so the two
-are never read apart.
+recalled-words is how much text a system handed back for a task, the budget it spent; every
+evaluation that scores evidence also records it, so the two are never read apart. An evaluation
+held to a budget has its recalls cut to it and its evidence read at the budget.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memrank.budget import Budget
+from memrank.evaluation import Evaluation
 from memrank.measure import Decider, Measure, Scope, Value
+from memrank.measures.evidence import EvidenceRecall
+from memrank.measures.means import EvidenceMeans, Means
 from memrank.trace import Trace
 
-__all__ = ["RecalledWords"]
+__all__ = ["RecalledWords", "held_to", "means_at"]
+
+_AT_BUDGET = "evidence-means@"
 
 
 class RecalledWords(Measure):
@@ -41,3 +48,32 @@ class RecalledWords(Measure):
                 )
             )
         return produced
+
+
+def held_to(evaluation: Evaluation, budget: Budget) -> Evaluation:
+    """``evaluation`` with ``budget`` declared, and its evidence recall read at the budget
+    beside @k (``evidence-recall@500w`` and its means): the run cuts every recall to it, whole
+    documents in rank order, and records the cut on each trace."""
+    measures: list[Measure] = []
+    for m in evaluation.measures:
+        if m.name.startswith(_AT_BUDGET):
+            continue  # an earlier budget's means: the new budget's replace them
+        if isinstance(m, EvidenceRecall):
+            measures.append(EvidenceRecall(budget=budget))
+        else:
+            measures.append(m)
+        if isinstance(m, EvidenceMeans) and budget.capped:
+            measures.append(means_at(budget, m.categories))
+    return evaluation.model_copy(update={"budget": budget, "measures": tuple(measures)})
+
+
+def means_at(budget: Budget, categories: tuple[str, ...] = ()) -> Means:
+    """The means of ``evidence-recall@<budget>``, overall and per category."""
+    at = budget.label
+
+    class EvidenceMeansAtBudget(Means):
+        name = f"{_AT_BUDGET}{at}"
+        of = reads = (f"evidence-recall@{at}", f"evidence-recall-negative@{at}")
+        by_category = (f"evidence-recall@{at}",)
+
+    return EvidenceMeansAtBudget(categories)

@@ -28,7 +28,7 @@ from memrank.measures import (
     SessionRecall,
     evidence_metadata,
 )
-from memrank.measures.at_budget import held_to
+from memrank.measures.budget import held_to
 from tests.board.conftest import (
     Signed,
     browse,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import memrank
 from memrank import Evaluation, Result
 from memrank.budget import Budget
-from memrank.measures.at_budget import held_to
+from memrank.measures.budget import held_to
 from memrank.systems import FullContext
 
 
