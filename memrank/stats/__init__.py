@@ -16,8 +16,7 @@ from memrank.stats.clustered import (
     mean_intervals,
     paired_reading,
 )
-from memrank.stats.kernels import EXACT_MAX_CLUSTERS
-from memrank.stats.mcnemar import mcnemar_exact
+from memrank.stats.kernels import EXACT_MAX_CLUSTERS, mcnemar_exact
 from memrank.stats.pairwise import (
     PairMatrices,
     PairTests,

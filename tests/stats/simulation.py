@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memrank.stats.kernels import binary_p, continuous_p, cr2
-from memrank.stats.mcnemar import mcnemar_exact_many
+from memrank.stats.kernels import binary_p, continuous_p, cr2, mcnemar_exact_many
 
 __all__ = ["Cell", "grid", "simulate"]
 

@@ -25,8 +25,7 @@ from memrank.stats import (
     pairwise_tests,
 )
 from memrank.stats._dist import chi2_1_sf, t_quantile, t_two_sided_p
-from memrank.stats.kernels import _sign_flip_p
-from memrank.stats.mcnemar import mcnemar_exact_many
+from memrank.stats.kernels import _sign_flip_p, mcnemar_exact_many
 
 
 def _tables(count: int) -> list[tuple[int, int]]:
