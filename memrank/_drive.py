@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, Protocol
 from memrank._basics import elapsed_ms, now_utc, tick
 from memrank._units import drive_units
 from memrank.evaluation import Evaluation
+from memrank.integrity.canaries import is_canary
 from memrank.integrity.guard import EndpointGuard
 from memrank.integrity.told import ToldIndex
 from memrank.result import ClearingRecord
@@ -235,6 +236,7 @@ def _ask(
     recalled: Recall | None = None
     answered: Answered | None = None
     foreign: tuple[int, ...] = ()
+    planted: tuple[int, ...] = ()
     try:
         clock = tick()
         returned = call()
@@ -243,6 +245,8 @@ def _ask(
             recalled = _checked_recall(returned, k, step)
             if guard is not None and told is not None:
                 recalled = guard.received(recalled)
+                if not is_canary(task):
+                    recalled, planted = guard.unplanted(recalled)
                 foreign = told.foreign_ranks(recalled.documents)
         else:
             answered = _checked_answer(returned, step)
@@ -259,6 +263,7 @@ def _ask(
         answered=answered,
         declared=declared,
         foreign=foreign,
+        planted=planted,
     )
 
 

@@ -138,13 +138,22 @@ class Trace(BaseModel):
     """1-based ranks of the recalled documents that were never told to this task's isolation
     unit in this run (memrank.integrity): they earn no credit. Empty, and left out of the
     result file, when every recalled document was told."""
+    planted: tuple[int, ...] = ()
+    """For a benchmark task of an endpoint run: the 1-based ranks, in the recall as the service
+    returned it, of the turns memrank planted (canary facts and their look-alikes), which
+    ``recalled`` leaves out so the question is read as if they had never been told. Empty,
+    and left out of the result file, when none came back."""
 
     @model_serializer(mode="wrap")
     def _omit_no_foreign(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # Result files of runs where every recalled document was told keep their bytes.
+        # Result files of runs where every recalled document was told, and no planted turn
+        # came back for a benchmark question, keep their bytes.
         data = handler(self)
-        if not self.foreign and isinstance(data, dict):
-            data.pop("foreign", None)
+        if isinstance(data, dict):
+            if not self.foreign:
+                data.pop("foreign", None)
+            if not self.planted:
+                data.pop("planted", None)
         return data
 
     @property

@@ -36,6 +36,7 @@ class EndpointGuard:
         self.names = names
         self.canaries = canaries
         """False for a retry of a run's failed tasks: the run's own canaries stand for it."""
+        self._planted_ids: set[str] = set()
 
     @classmethod
     def fresh(cls) -> EndpointGuard:
@@ -49,10 +50,28 @@ class EndpointGuard:
         """The units with their canaries (as they are, when this run plants none)."""
         if not self.canaries:
             return list(units)
-        return [
+        planted = [
             plant(unit, self.secret, count)
             for unit, count in zip(units, counts(units, self.secret), strict=True)
         ]
+        for before, after in zip(units, planted, strict=True):
+            own = {document.id for document in before.documents}
+            self._planted_ids.update(d.id for d in after.documents if d.id not in own)
+        return planted
+
+    def unplanted(self, recall: Recall) -> tuple[Recall, tuple[int, ...]]:
+        """A benchmark task's recall without the turns this run planted (canary facts and their
+        look-alikes, which are memrank's, not the benchmark's), and the 1-based ranks they
+        held: a benchmark question is read as if they had never been told."""
+        ranks = tuple(
+            rank
+            for rank, document in enumerate(recall.documents, start=1)
+            if document.id in self._planted_ids
+        )
+        if not ranks:
+            return recall, ()
+        kept = tuple(d for d in recall.documents if d.id not in self._planted_ids)
+        return recall.model_copy(update={"documents": kept}), ranks
 
     def scope(self, run_id: str, evaluation: str) -> tuple[str, str]:
         """The run and evaluation labels a client may build names from, opaque."""

@@ -59,3 +59,22 @@ def test_an_in_process_run_has_no_integrity_in_its_file(demo: Evaluation) -> Non
     assert all("foreign" not in row for row in stored["traces"])
     assert VERDICT not in {v.measure for v in result.values}
     assert Result.from_bytes(raw).to_bytes() == raw
+
+
+def test_a_benchmark_question_is_read_without_the_turns_memrank_planted(
+    endpoint_run: Result, smoke: Evaluation
+) -> None:
+    # word-overlap ranks planted turns that share a benchmark question's words among its first
+    # k: the trace keeps the ranks they held and recalls the rest as if they were never told
+    read_around = [t for t in endpoint_run.traces if t.planted]
+    assert read_around
+    for trace in read_around:
+        assert trace.recalled is not None
+        assert not any(":canary-" in d.id for d in trace.recalled.documents)
+        assert len(trace.recalled.documents) + len(trace.planted) <= smoke.k
+        assert all(1 <= rank <= smoke.k for rank in trace.planted)
+    assert all(
+        not t.planted for t in (endpoint_run.integrity.traces if endpoint_run.integrity else ())
+    )
+    stored = orjson.loads(endpoint_run.to_bytes())
+    assert sum("planted" in row for row in stored["traces"]) == len(read_around)
