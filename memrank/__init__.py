@@ -10,10 +10,11 @@ line and for tools that only need the version; ``from memrank import Memory`` lo
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import TYPE_CHECKING, Any
+
+from memrank._lazy import lazy_names
 
 if TYPE_CHECKING:
     from memrank.catalog import catalog as catalog
@@ -97,19 +98,12 @@ class _Package(types.ModuleType):
 
 sys.modules[__name__].__class__ = _Package
 
+_first_use, __dir__ = lazy_names(__name__, _HOMES)
+
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         from memrank.provenance import memrank_version
 
         return memrank_version()
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memrank' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+    return _first_use(name)

@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "memrank._collector",
             "memrank._forked",
             "memrank._inflight",
+            "memrank._lazy",
             "memrank.tokenizer",
             "memrank.stats",
         ),

@@ -6,8 +6,9 @@ Names are imported on first use (PEP 562), so a reader that needs only
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from memrank._lazy import lazy_names
 
 if TYPE_CHECKING:
     from memrank.measures.bookkeeping import FailureRate as FailureRate
@@ -46,15 +47,4 @@ _HOMES = {
 
 __all__ = sorted(_HOMES)
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memrank.measures' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -9,9 +9,9 @@ this package stays light: ``memrank.systems.bm25.BM25`` and ``memrank.systems.hy
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from memrank._lazy import lazy_names
 from memrank.systems.controls import FixedContext, FullContext, NoContext, Random
 from memrank.systems.word_overlap import WordOverlap
 
@@ -43,9 +43,4 @@ __all__ = [
     "WordOverlap",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'memrank.systems' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_names(__name__, _HOMES)[0]
