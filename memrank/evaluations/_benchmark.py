@@ -1,5 +1,6 @@
 """What the readers of published benchmarks (LoCoMo, LongMemEval, BEAM, Mem-Gallery,
-MemoryCode) share, so each reads alike: a file read in its format, what a task expects, slices.
+MemoryCode) share, so each reads alike: a file read in its format, what a task expects, slices,
+and what an evidence benchmark measures.
 
 A file that trips the parser is DatasetMalformed, naming the file, which format it is not in
 and what broke, rather than a stray KeyError.
@@ -24,10 +25,25 @@ from pathlib import Path
 import orjson
 
 from memrank.errors import DatasetMalformed, UsageError
-from memrank.measures import EvidenceTurn
+from memrank.measure import Measure
+from memrank.measures import (
+    EvidenceMeans,
+    EvidenceRecall,
+    EvidenceTurn,
+    RecalledWords,
+    SessionRecall,
+    WordMatch,
+)
 from memrank.task import Expected, Task
 
-__all__ = ["check_slice", "expected_of", "first_groups", "first_per_category", "in_format"]
+__all__ = [
+    "check_slice",
+    "evidence_measures",
+    "expected_of",
+    "first_groups",
+    "first_per_category",
+    "in_format",
+]
 
 _PARSE_ERRORS: tuple[type[Exception], ...] = (
     orjson.JSONDecodeError,
@@ -72,6 +88,18 @@ def expected_of(
         required_spans=(span,) if verbatim else (),
         evidence_doc_ids=tuple(e.id for e in evidence),
         abstain=abstain,
+    )
+
+
+def evidence_measures(categories: Sequence[str]) -> tuple[Measure, ...]:
+    """What LoCoMo, BEAM and Mem-Gallery measure: evidence recall at k and by session,
+    word-match, the words recalled, and the evidence means over ``categories``."""
+    return (
+        EvidenceRecall(),
+        SessionRecall(),
+        WordMatch(),
+        RecalledWords(),
+        EvidenceMeans(categories=categories),
     )
 
 

@@ -36,21 +36,14 @@ from memrank.errors import DatasetMalformed, DatasetMissing
 from memrank.evaluation import BundleFile, Evaluation
 from memrank.evaluations._benchmark import (
     check_slice,
+    evidence_measures,
     expected_of,
     first_groups,
     first_per_category,
     in_format,
 )
 from memrank.evaluations._cache import Material, Pin, bundle, load, read
-from memrank.measures import (
-    EvidenceMeans,
-    EvidenceRecall,
-    EvidenceTurn,
-    RecalledWords,
-    SessionRecall,
-    WordMatch,
-    evidence_metadata,
-)
+from memrank.measures import EvidenceTurn, evidence_metadata
 from memrank.system import Document
 from memrank.task import Clearing, Task
 
@@ -173,13 +166,7 @@ def _evaluation(files: list[BundleFile], tasks: list[Task], slice: str | None) -
         version=f"beam@v1+{made.sha256[:8]}",
         tasks=chosen,
         headline=HEADLINE,
-        measures=(
-            EvidenceRecall(),
-            SessionRecall(),
-            WordMatch(),
-            RecalledWords(),
-            EvidenceMeans(categories=[a for a in ABILITIES if a != "abstention"]),
-        ),
+        measures=evidence_measures([a for a in ABILITIES if a != "abstention"]),
         clearing=Clearing.PER_GROUP,
         k=20,
         slice=slice,

@@ -38,17 +38,15 @@ import orjson
 from memrank.budget import Budget
 from memrank.errors import DatasetMalformed
 from memrank.evaluation import Evaluation
-from memrank.evaluations._benchmark import check_slice, expected_of, first_groups, in_format
-from memrank.evaluations._cache import Material, Pin, bundle, load
-from memrank.measures import (
-    EvidenceMeans,
-    EvidenceRecall,
-    EvidenceTurn,
-    RecalledWords,
-    SessionRecall,
-    WordMatch,
-    evidence_metadata,
+from memrank.evaluations._benchmark import (
+    check_slice,
+    evidence_measures,
+    expected_of,
+    first_groups,
+    in_format,
 )
+from memrank.evaluations._cache import Material, Pin, bundle, load
+from memrank.measures import EvidenceTurn, evidence_metadata
 from memrank.measures.budget import held_to
 from memrank.system import Document
 from memrank.task import Clearing, Task
@@ -112,13 +110,7 @@ def locomo(slice: str | None = None, path: str | Path | None = None) -> Evaluati
             version=VERSION,
             tasks=tasks,
             headline=HEADLINE,
-            measures=(
-                EvidenceRecall(),
-                SessionRecall(),
-                WordMatch(),
-                RecalledWords(),
-                EvidenceMeans(categories=[c for c in CATEGORIES if c != NEGATIVE_CATEGORY]),
-            ),
+            measures=evidence_measures([c for c in CATEGORIES if c != NEGATIVE_CATEGORY]),
             clearing=Clearing.PER_GROUP,
             k=20,
             slice=slice,

@@ -43,21 +43,14 @@ from memrank.errors import DatasetMalformed, DatasetMissing
 from memrank.evaluation import BundleFile, Evaluation
 from memrank.evaluations._benchmark import (
     check_slice,
+    evidence_measures,
     expected_of,
     first_groups,
     first_per_category,
     in_format,
 )
 from memrank.evaluations._cache import Manifest, bundle, load_all, read
-from memrank.measures import (
-    EvidenceMeans,
-    EvidenceRecall,
-    EvidenceTurn,
-    RecalledWords,
-    SessionRecall,
-    WordMatch,
-    evidence_metadata,
-)
+from memrank.measures import EvidenceTurn, evidence_metadata
 from memrank.measures.budget import held_to
 from memrank.system import (
     IMAGE_CAPTIONS,
@@ -171,13 +164,7 @@ def mem_gallery(
             version=f"mem-gallery@v1+{made.sha256[:8]}",
             tasks=chosen,
             headline=HEADLINE,
-            measures=(
-                EvidenceRecall(),
-                SessionRecall(),
-                WordMatch(),
-                RecalledWords(),
-                EvidenceMeans(categories=[t for t in TYPES if t != ABSTAINING]),
-            ),
+            measures=evidence_measures([t for t in TYPES if t != ABSTAINING]),
             clearing=Clearing.PER_GROUP,
             track="multimodal",
             k=20,
