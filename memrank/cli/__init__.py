@@ -97,7 +97,7 @@ COMMANDS = {
         "Verify signed runs and report each one, ok or refused (with its error class).",
     ),
     "view": (
-        "memrank.cli.view:view_command",
+        "memrank.cli.measure:view_command",
         "Render any result (unsigned, a development run, a slice) as a local static page with "
         "the board's theme (the headline, each measure, per category, a page per task with what "
         "was recalled and every value with its why), and print the page's path.",

@@ -1,4 +1,5 @@
-"""memrank measure: judge a stored run again, without touching the system that made it."""
+"""memrank measure and memrank view: a stored run judged again, without touching the system that
+made it, or shown as a local static page."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from memrank.runs.answering import JUDGE_VARIABLE, judge_failure, judge_spec
 if TYPE_CHECKING:
     from memrank.result import Result
 
-__all__ = ["measure_command"]
+__all__ = ["measure_command", "view_command"]
 
 
 @click.command("measure")
@@ -102,6 +103,42 @@ def measure_command(
         raise failure
 
 
+@click.command("view")
+@click.argument("source", metavar="RESULT|RUN_ID")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the pages here (default: beside the result file as RESULT.view/, or the "
+    "run's folder of the run registry for a run id).",
+)
+def view_command(source: str, out: Path | None) -> None:
+    """Render any result (unsigned, a development run, a slice) as a local static page with
+    the board's theme (the headline, each measure, per category, a page per task with what
+    was recalled and every value with its why), and print the page's path."""
+    from memrank._files import check_writable
+    from memrank.result import Result
+    from memrank.runs.registry import RESULT, find, run_folder
+    from memrank.view import write_view
+
+    path = Path(source)
+    declared = None
+    if not path.is_file() and not _looks_like_a_file(source):
+        record = find(source)
+        path = run_folder(record.id) / RESULT
+        if not path.is_file():
+            raise UsageError(
+                f"run {record.id} is {record.state.value} and has no result yet; resume it "
+                "first (`memrank runs show` prints how)"
+            )
+        declared = record.headline_measure
+        out = out or run_folder(record.id) / "view"
+    result = Result.load(path)  # exits 4 naming the file when it cannot be read
+    out = out or path.with_name(path.name + ".view")
+    check_writable(out, option="--out", folder=True)
+    index = write_view(result, out, declared)
+    click.echo(str(index))
+
+
 def _protocol_of(result: Result, path: Path) -> str:
     for trace in result.traces:
         if trace.answered is not None and trace.answered.answering is not None:
@@ -127,3 +164,7 @@ def _answerer_of(result: Result, path: Path) -> str:
             "a column has one answer model, so judge each run apart"
         )
     return models.pop()
+
+
+def _looks_like_a_file(source: str) -> bool:
+    return "/" in source or source.endswith(".json")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from memrank.errors import UsageError
-from memrank.runs.states import RunState
+from memrank.runs import RunState
 
 if TYPE_CHECKING:
     from memrank.runs.registry import RunRecord

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from memrank._basics import FROZEN, UTCDateTime, now_utc
 from memrank._files import write_atomic
 from memrank.errors import UsageError
-from memrank.runs.states import RunState
+from memrank.runs import RunState
 
 __all__ = [
     "HOME_VARIABLE",
