@@ -4,9 +4,15 @@ Each client is a ``memrank.Model`` (it can be run on its own) and also what the 
 and the judge call with a protocol's exact messages and parameters.
 """
 
-from memrank.systems.models._chat import CallParams, ChatModel, Completion, Message
+from memrank.systems.models._chat import (
+    CallParams,
+    ChatModel,
+    Completion,
+    Message,
+    ResponseCache,
+    cache_key,
+)
 from memrank.systems.models.anthropic import AnthropicMessages
-from memrank.systems.models.cache import ResponseCache, cache_key
 from memrank.systems.models.openai import OpenAIChat, OpenAICompatibleChat
 from memrank.systems.models.prices import PRICES, Price, cost_usd, price_of
 from memrank.systems.models.spec import PROVIDERS, model_from_spec

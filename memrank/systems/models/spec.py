@@ -11,9 +11,8 @@ import os
 import re
 
 from memrank.errors import UsageError
-from memrank.systems.models._chat import DEFAULT_PARAMS, CallParams, ChatModel
+from memrank.systems.models._chat import DEFAULT_PARAMS, CallParams, ChatModel, ResponseCache
 from memrank.systems.models.anthropic import ANTHROPIC_BASE_URL, AnthropicMessages
-from memrank.systems.models.cache import ResponseCache
 from memrank.systems.models.openai import OPENAI_BASE_URL, OpenAIChat, OpenAICompatibleChat
 from memrank.systems.models.prices import price_of
 
