@@ -17,7 +17,6 @@ from memrank.artifacts._keys import (
     public_hex,
     signing_key,
 )
-from memrank.artifacts._locate import envelope_naming, locate
 from memrank.artifacts._results_store import (
     ResultsStore,
     held_by_store,
@@ -50,7 +49,14 @@ from memrank.artifacts._statement import (
     RunPredicate,
     Statement,
 )
-from memrank.artifacts._store import Refusal, Verification, verify_all, verify_directory
+from memrank.artifacts._store import (
+    Refusal,
+    Verification,
+    envelope_naming,
+    locate,
+    verify_all,
+    verify_directory,
+)
 from memrank.artifacts._timings import TIMINGS_SCHEMA, RunFiles, join, run_files
 from memrank.artifacts._trust import (
     ROOT_PAYLOAD_TYPE,

@@ -5,32 +5,39 @@ Layout: ``root.json`` (+ ``roots/<version>.json``), ``runs/<artifact-id>.json`` 
 rest are in the results store). ``verify_all`` reports every refusal, not only the
 first, and adds the one check a single envelope cannot make: run conflicts. A directory of
 many envelopes is verified a share per core (``memrank._forked``), in the order of the paths,
-as one process would have made it.
+as one process would have made it. ``locate`` finds a signed run in it by what a reader has in
+hand: an id, a file, or a run page's address.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import orjson
+
 from memrank._collector import collector_paused
 from memrank._forked import in_shares, split
 from memrank.artifacts._results_store import ResultsStore
 from memrank.artifacts._trust import TrustRoot, load_trust
 from memrank.artifacts._verify import VerifiedRun, verify
-from memrank.errors import ArtifactRefused, RunConflict
+from memrank.errors import ArtifactRefused, RunConflict, UsageError
 
 __all__ = [
     "RESULTS",
     "ROOT",
     "RUNS",
-    "SCORES",
     "Refusal",
     "Verification",
+    "envelope_naming",
+    "locate",
     "verify_all",
     "verify_directory",
 ]
@@ -38,10 +45,11 @@ __all__ = [
 ROOT = "root.json"
 RUNS = "runs"
 RESULTS = "results"
-SCORES = "scores"
 SHARE_LEAST = 100
 """The fewest envelopes a forked worker verifies: below it, forking and sending the verified
 runs back cost more than verifying them here."""
+_HEX = re.compile(r"[0-9a-f]{8,64}")
+_RUN_PAGE = re.compile(r"runs/([0-9a-f]{8,64})(?:/|\.html|$)")
 
 
 @dataclass(frozen=True)
@@ -130,6 +138,46 @@ def verify_all(
     return Verification(
         runs=tuple(run for run in runs if run.path not in conflicts),
         refusals=tuple(sorted(refusals, key=lambda r: str(r.path))),
+    )
+
+
+def locate(target: str, artifacts: Path, *, what: str = "RUN") -> Path:
+    """The envelope ``target`` names: an envelope file, an artifact id (or a unique prefix of at
+    least 8 hex digits), or the address of its run page on a board."""
+    path = Path(target)
+    if path.is_file():
+        return path
+    page = _RUN_PAGE.search(target)
+    prefix = page.group(1) if page else target.lower()
+    if not _HEX.fullmatch(prefix):
+        raise UsageError(
+            f"{what} {target!r} is neither a file, an artifact id nor a run page's address; "
+            "give one of them (memrank verify lists the artifact ids)"
+        )
+    found = sorted((artifacts / RUNS).glob(f"{prefix}*.json"))
+    if len(found) != 1:
+        count = "no artifact" if not found else f"{len(found)} artifacts"
+        raise UsageError(
+            f"{what} {target!r}: {count} in {artifacts / RUNS} start with {prefix}; give more "
+            "of the artifact id, or --artifacts where the run is"
+        )
+    return found[0]
+
+
+def envelope_naming(scores_file: Path, artifacts: Path) -> Path:
+    """The envelope in ``artifacts/runs`` whose statement names ``scores_file`` (by digest)."""
+    digest = hashlib.sha256(scores_file.read_bytes()).hexdigest()
+    wanted = f"scores/{digest}.json".encode()
+    for envelope in sorted((artifacts / RUNS).glob("*.json")):
+        try:
+            payload = base64.b64decode(orjson.loads(envelope.read_bytes())["payload"])
+        except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+            continue
+        if wanted in payload:
+            return envelope
+    raise UsageError(
+        f"{scores_file}: no envelope in {artifacts / RUNS} names this scores file; give the "
+        "artifact id instead, or --artifacts where its envelope is"
     )
 
 
