@@ -47,7 +47,7 @@ COMMANDS = {
         "memrank.cli.measure:measure_command",
         "Judge the answers of the stored run RESULT (a result file) and print it.",
     ),
-    "merge": ("memrank.cli.merge:merge_command", "Merge the result files of `memrank run ..."),
+    "merge": ("memrank.cli.run:merge_command", "Merge the result files of `memrank run ..."),
     "pair": (
         "memrank.cli.pair:pair_command",
         "Print the paired reading of two runs of the same evaluation; the gap is B minus A.",
