@@ -1,22 +1,26 @@
-"""The in-toto statement of a run: what is signed, built from the run file and nothing else."""
+"""The in-toto statement of a run: what is signed, built from the run file and nothing else.
+
+The statement shares its records (system, evaluation, pipeline, values) with the run file,
+where a missing field takes its default and a system may be any class. What is signed is
+read more strictly, as docs/artifacts.md writes it: every field present at every level (null
+when optional), timestamps in their one spelling, the system a documented kind over a
+documented transport, digests as lowercase hex, and the summary whole-run values only. attest
+builds statements through the same model, so it never signs what this refuses.
+"""
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from datetime import datetime
+import re
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from memrank._basics import UTCDateTime
 from memrank.artifacts._scores import scores_path
-from memrank.artifacts._statement_form import (
-    KINDS,
-    SHA256,
-    TRANSPORTS,
-    SignedInstant,
-    missing_field,
-)
 from memrank.artifacts._timings import RunFiles
 from memrank.evaluation import DatasetBundle
 from memrank.measure import Value
@@ -46,6 +50,30 @@ STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://memrank.dev/run/v2"
 _SHA256 = r"^[0-9a-f]{64}$"
 _SIGNED = ConfigDict(frozen=True, extra="forbid")
+
+_KINDS = ("memory", "model", "retriever", "assistant")
+"""The kinds of system a statement names: the classes a system subclasses."""
+_TRANSPORTS = ("in-process", "http")
+"""How memrank reached the system."""
+_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _instant(value: object) -> object:
+    """A timestamp as signed: ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z`` (RFC 3339, UTC), read as a
+    datetime; a datetime (a statement being built) is left to the datetime validation."""
+    if not isinstance(value, str):
+        return value
+    if not _INSTANT.fullmatch(value):
+        raise ValueError(
+            f"{value[:40]!r} is not a timestamp as signed: YYYY-MM-DDTHH:MM:SS[.ffffff]Z "
+            "(RFC 3339, in UTC, written with Z)"
+        )
+    return datetime.fromisoformat(value[:-1]).replace(tzinfo=UTC)
+
+
+_SignedInstant = Annotated[UTCDateTime, BeforeValidator(_instant)]
+"""A timestamp of a statement: only its one spelling is read."""
 
 
 class Division(StrEnum):
@@ -88,9 +116,9 @@ class RunPredicate(BaseModel):
     dataset_bundle: DatasetBundle
     pipeline: PipelineRecord
     environment: EnvironmentRecord
-    started_at: SignedInstant
-    finished_at: SignedInstant
-    issued_at: SignedInstant
+    started_at: _SignedInstant
+    finished_at: _SignedInstant
+    issued_at: _SignedInstant
     """When it was attested: the board's publication date and the instant key validity is
     checked at."""
     summary: tuple[Value, ...]
@@ -256,18 +284,18 @@ def statement_of(
 
 def form_problem(predicate: RunPredicate) -> str | None:
     """What in ``predicate`` the doc does not allow (a sentence naming the field), or None."""
-    missing = missing_field(predicate, "predicate")
+    missing = _missing_field(predicate, "predicate")
     if missing is not None:
         return f"{missing} is missing; every field of a statement is present (null when optional)"
     system = predicate.system
     if system.declared_name is None:
         return "predicate.system.declared_name is null; it is the system's catalog name"
-    if system.kind not in KINDS:
-        return f"predicate.system.kind is {system.kind[:40]!r}, not one of {', '.join(KINDS)}"
-    if system.transport not in TRANSPORTS:
+    if system.kind not in _KINDS:
+        return f"predicate.system.kind is {system.kind[:40]!r}, not one of {', '.join(_KINDS)}"
+    if system.transport not in _TRANSPORTS:
         return (
             f"predicate.system.transport is {system.transport[:40]!r}, not one of "
-            f"{', '.join(TRANSPORTS)}"
+            f"{', '.join(_TRANSPORTS)}"
         )
     digests = {
         "predicate.dataset_bundle.sha256": predicate.dataset_bundle.sha256,
@@ -276,7 +304,7 @@ def form_problem(predicate: RunPredicate) -> str | None:
     for index, file in enumerate(predicate.dataset_bundle.files):
         digests[f"predicate.dataset_bundle.files[{index}].sha256"] = file.sha256
     for where, digest in digests.items():
-        if not SHA256.fullmatch(digest):
+        if not _HEX64.fullmatch(digest):
             return f"{where} is {digest[:70]!r}, not a sha256 (64 lowercase hex digits)"
     for index, value in enumerate(predicate.summary):
         if value.task_id is not None or value.group is not None:
@@ -285,3 +313,36 @@ def form_problem(predicate: RunPredicate) -> str | None:
                 "the summary holds whole-run values, task_id and group null"
             )
     return None
+
+
+def _missing_field(model: BaseModel, where: str) -> str | None:
+    """The first field of ``model``, or of a record inside it, that its input left out."""
+    names, record_names = _fields(type(model))
+    given = model.model_fields_set
+    if len(given) != len(names):  # extra fields are refused, so fewer: one is missing
+        return f"{where}.{next(name for name in names if name not in given)}"
+    for name in record_names:
+        value = getattr(model, name)
+        items = enumerate(value) if isinstance(value, tuple) else ((None, value),)
+        for index, item in items:
+            if isinstance(item, BaseModel):
+                at = f"{where}.{name}" if index is None else f"{where}.{name}[{index}]"
+                missing = _missing_field(item, at)
+                if missing is not None:
+                    return missing
+    return None
+
+
+@functools.cache
+def _fields(kind: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The fields of ``kind``, and those of them that may hold records (a record, records, or
+    a record or None)."""
+    fields = kind.model_fields
+    holding = tuple(name for name, field in fields.items() if _holds_records(field.annotation))
+    return tuple(fields), holding
+
+
+def _holds_records(annotation: Any) -> bool:
+    if get_origin(annotation) is None and isinstance(annotation, type):
+        return issubclass(annotation, BaseModel)
+    return any(_holds_records(argument) for argument in get_args(annotation))
