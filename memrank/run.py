@@ -62,7 +62,7 @@ def run(
     names on the wire, canaries among its tasks, credit only for what its units were told, and
     a verdict in ``result.integrity``. ``secret`` (16 bytes) is the run's secret when a run is
     resumed; left out, a fresh one is drawn. ``canaries=False`` plants none (a retry of a run's
-    failed tasks, whose own canaries stand for it: memrank.runs.retry re-judges the whole).
+    failed tasks, whose own canaries stand for it: memrank.runs.merge re-judges the whole).
     ``tell`` is told each stage after the last unit as it starts (answering, measuring): a
     judged run spends minutes there.
     """

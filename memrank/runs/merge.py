@@ -1,4 +1,5 @@
-"""Merging shards: N results of ``memrank run --shard I/N`` put back into the run made in one piece.
+"""Results put back together: N results of ``memrank run --shard I/N`` into the run made in one
+piece, and a finished run with its failed tasks run again (``--retry-failed RUN``).
 
 The merge refuses anything that is not exactly the N shards of one run: each must be a shard
 (``shard I/N`` in its slice), unrefused, of one system (same record, components included), one
@@ -10,6 +11,10 @@ twice), and every measure that spans tasks (means, latency, failure rate) is app
 the whole, as ``memrank.run`` does, so the merged result equals a run made on one machine value
 for value and trace for trace; only timings (and the latency values read from them) differ, as
 they do between any two runs.
+
+A retry runs only the failed tasks of a finished run again, into a new result that is
+complete: the run's own traces and values for every task that did not fail, the new ones for
+each task that did, and every measure that spans tasks applied again to the whole.
 """
 
 from __future__ import annotations
@@ -18,13 +23,15 @@ from collections.abc import Sequence
 
 from memrank._apply import apply_keeping, measures_of
 from memrank._drive import UnitOutcome, clearing_record
-from memrank.errors import MergeRefused
+from memrank.errors import MergeRefused, RefusedRun, UsageError
 from memrank.evaluation import Evaluation
+from memrank.integrity.verdict import rejudged
 from memrank.measure import Measure
 from memrank.result import ClearingRecord, EvaluationRecord, Result
+from memrank.runs.registry import RESULT, RunRecord, RunState, run_folder
 from memrank.runs.shards import Shard, partition, whole_slice
 
-__all__ = ["merge", "whole_evaluation_name"]
+__all__ = ["earlier_result", "failed_part", "merge", "retried", "whole_evaluation_name"]
 
 
 def whole_evaluation_name(shards: Sequence[Result], sources: Sequence[str]) -> str:
@@ -92,6 +99,59 @@ def merge(
         finished=max(result.finished for result in shards),
         provenance=provenance,
     )
+
+
+def earlier_result(record: RunRecord) -> Result:
+    """The result of finished run ``record``, which must have failed tasks to retry."""
+    path = run_folder(record.id) / RESULT
+    if record.state is not RunState.DONE or not path.is_file():
+        raise UsageError(
+            f"--retry-failed {record.id}: the run is {record.state.value}, not done; resume it "
+            "instead (`memrank runs show` prints how)"
+        )
+    result = Result.load(path)
+    if not result.failed:
+        raise UsageError(f"--retry-failed {record.id}: no task of it failed; nothing to retry")
+    return result
+
+
+def failed_part(evaluation: Evaluation, earlier: Result) -> Evaluation:
+    """Only the tasks that failed in ``earlier``, in evaluation order (not a slice: the result
+    made from it is complete)."""
+    if earlier.evaluation.version != evaluation.version:
+        raise UsageError(
+            f"--retry-failed: the run was of {earlier.evaluation.version}, the evaluation is now "
+            f"{evaluation.version}; start a new run"
+        )
+    failed = {trace.task.id for trace in earlier.failed}
+    return evaluation.model_copy(
+        update={"tasks": tuple(task for task in evaluation.tasks if task.id in failed)}
+    )
+
+
+def retried(earlier: Result, fresh: Result, measures: Sequence[Measure]) -> Result:
+    """``earlier`` with the traces and task values of ``fresh`` in place of its failed ones
+    (an endpoint run's integrity verdict read again over the whole)."""
+    if fresh.refusal is not None:
+        raise RefusedRun(fresh.refusal)
+    if tuple(m.name for m in measures) != earlier.evaluation.measures:
+        raise UsageError(
+            f"--retry-failed: the run applied {', '.join(earlier.evaluation.measures)}; retry "
+            "it with the answer and judge options it ran with"
+        )
+    again = {trace.task.id: trace for trace in fresh.traces}
+    traces = [again.get(trace.task.id, trace) for trace in earlier.traces]
+    kept = [v for v in earlier.values if v.task_id is not None and v.task_id not in again]
+    kept += [v for v in fresh.values if v.task_id is not None]
+    merged = earlier.model_copy(
+        update={
+            "traces": tuple(traces),
+            "values": tuple(apply_keeping(measures, traces, kept)),
+            "finished": fresh.finished,
+        }
+    )
+    # an endpoint run's verdict is read again over what now stands, against its own canaries
+    return rejudged(merged)
 
 
 def _shard_of(result: Result, source: str) -> tuple[str | None, Shard]:

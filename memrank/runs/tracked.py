@@ -45,6 +45,7 @@ from memrank.run import run
 from memrank.runs.answering import answer_plan, judge_failure
 from memrank.runs.causes import failure_causes, said
 from memrank.runs.journal import Journal
+from memrank.runs.merge import earlier_result, failed_part, retried
 from memrank.runs.narrow import limited, with_tasks
 from memrank.runs.plan import RunPlan
 from memrank.runs.probe import with_probe
@@ -63,7 +64,6 @@ from memrank.runs.registry import (
     tasks_done,
 )
 from memrank.runs.request import Request, resume_command
-from memrank.runs.retry import earlier_result, failed_part, retried
 from memrank.runs.shards import shard_of
 from memrank.runs.summary import headline
 from memrank.runs.tolerance import FailureWatch, parse_failure_limit
