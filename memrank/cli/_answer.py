@@ -13,9 +13,18 @@ import click
 
 from memrank.runs.answering import ANSWER_MODEL_VARIABLE, JUDGE_VARIABLE, SEED_VARIABLE
 
-__all__ = ["answer_options", "seed_option"]
+__all__ = ["answer_options", "no_cache_option", "passes_option", "seed_option"]
 
-
+passes_option = click.option(
+    "--passes",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Judge passes per answer; above 1 the spread over passes is reported.",
+)
+no_cache_option = click.option(
+    "--no-cache", is_flag=True, help="Do not read or write the model response cache."
+)
 seed_option = click.option(
     "--seed",
     type=int,
@@ -56,17 +65,9 @@ def answer_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Context budget in o200k_base tokens for the answer model (default: the "
             "evaluation's o200k budget when it declares one, else 5000).",
         ),
-        click.option(
-            "--passes",
-            default=1,
-            show_default=True,
-            type=click.IntRange(min=1),
-            help="Judge passes per answer; above 1 the spread over passes is reported.",
-        ),
+        passes_option,
         seed_option,
-        click.option(
-            "--no-cache", is_flag=True, help="Do not read or write the model response cache."
-        ),
+        no_cache_option,
     ]
     for option in reversed(options):
         command = option(command)

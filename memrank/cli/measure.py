@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from memrank.cli._answer import seed_option
+from memrank.cli._answer import no_cache_option, passes_option, seed_option
 from memrank.errors import UsageError
 from memrank.runs.answering import JUDGE_VARIABLE, judge_failure, judge_spec
 
@@ -31,15 +31,9 @@ __all__ = ["measure_command", "view_command"]
     metavar="NAME",
     help="Answer protocol (default: the one the stored answers were made under).",
 )
-@click.option(
-    "--passes",
-    default=1,
-    show_default=True,
-    type=click.IntRange(min=1),
-    help="Judge passes per answer; above 1 the spread over passes is reported.",
-)
+@passes_option
 @seed_option
-@click.option("--no-cache", is_flag=True, help="Do not read or write the model response cache.")
+@no_cache_option
 @click.option(
     "--save",
     "save_path",
