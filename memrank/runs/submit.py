@@ -21,12 +21,11 @@ from memrank.runs.registry import (
     RunRecord,
     RunState,
     find,
-    new_run_id,
     process_of,
     run_folder,
     save_record,
 )
-from memrank.runs.request import Request
+from memrank.runs.request import Request, new_record
 
 __all__ = ["stop", "submit"]
 
@@ -44,17 +43,7 @@ def submit(request: Request) -> RunRecord:
         arguments += ["--save", str(request.save.absolute())]
     if request.place is not None:
         arguments += ["--on", request.place]
-    record = save_record(
-        RunRecord(
-            id=new_run_id(request.evaluation),
-            target=request.target,
-            evaluation=request.evaluation,
-            options=request.options,
-            arguments=tuple(arguments),
-            place=request.place or "local",
-            created=now_utc(),
-        )
-    )
+    record = save_record(new_record(request).model_copy(update={"arguments": tuple(arguments)}))
     folder = run_folder(record.id)
     command = [sys.executable, "-m", "memrank", "run", request.target, request.evaluation]
     command += ["--run-id", record.id, "--progress", *arguments]
