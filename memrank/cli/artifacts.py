@@ -52,11 +52,8 @@ def check_signable(artifacts: Path, keys: Sequence[Ed25519PrivateKey], track: st
     for key in keys:
         keyid = keyid_of(key.public_key())
         if keyid not in release:
-            role = (
-                " (it is a root key: root keys sign root.json, never runs)"
-                if (keyid in root.roles.root.keyids)
-                else ""
-            )
+            root_key = keyid in root.roles.root.keyids
+            role = " (it is a root key: root keys sign root.json, never runs)" if root_key else ""
             raise AttestRefused(
                 f"key {keyid} is not a release key of {root_file}{role}; sign with a release key "
                 "(`memrank trust show` lists them)"

@@ -18,11 +18,6 @@ __all__ = ["catalog_command", "evals_group", "targets_group"]
 _VARIABLE = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
 
 
-def variables(needs: str) -> list[str]:
-    """The environment variables a catalog entry's ``needs`` names, in order, once each."""
-    return list(dict.fromkeys(_VARIABLE.findall(needs)))
-
-
 @click.command("catalog")
 def catalog_command() -> None:
     """List every shipped system and evaluation with what it needs."""
@@ -61,7 +56,7 @@ def targets_show_command(name: str) -> None:
     click.echo(f"what:       {entry.summary}")
     click.echo(f"class:      {entry.target}")
     click.echo(f"needs:      {entry.needs}")
-    for variable in variables(entry.needs):
+    for variable in dict.fromkeys(_VARIABLE.findall(entry.needs)):  # in order, once each
         mark = "✔ set" if os.environ.get(variable) else "✘ not set"
         click.echo(f"  {mark:<10} {variable}")
 
