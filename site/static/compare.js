@@ -67,14 +67,18 @@
 
   function say(data, first, second, difference, p) {
     const higher = data.direction === "higher";
+    // two versions of one system are told apart by their versions
+    const [one, other] = first.name === second.name
+      ? [`${first.name} ${first.version}`, `${second.name} ${second.version}`]
+      : [first.name, second.name];
     let verdict = "the paired test does not separate them (a tie)";
     if (p !== null && p < data.level && difference !== 0) {
       const secondBetter = difference > 0 === higher;
-      verdict = `${secondBetter ? second.name : first.name} is significantly better`;
+      verdict = `${secondBetter ? other : one} is significantly better`;
     }
     out.textContent =
-      `${first.name}: ${number(first.mean)} (${interval(first)}, rank ${first.rank}). ` +
-      `${second.name}: ${number(second.mean)} (${interval(second)}, rank ${second.rank}). ` +
+      `${one}: ${number(first.mean)} (${interval(first)}, rank ${first.rank}). ` +
+      `${other}: ${number(second.mean)} (${interval(second)}, rank ${second.rank}). ` +
       `Difference, second minus first, over the tasks both decided: ${signed(difference)}; ` +
       (p === null ? "no test possible." : `p ${p < 0.001 ? "< 0.001" : "= " + p.toFixed(3)}: ${verdict} at the ${data.level * 100}% level.`);
   }
