@@ -1,13 +1,30 @@
-"""What a table cell holds (a value with its interval and rank) and what a track's Overall
-column is: the pieces of the Board that every table shares, kept apart from the pages."""
+"""What a table cell holds (a value with its interval and rank), what a track's Overall column
+is, and what a run page says about the column its run is shown in (its categories, the runs
+it is compared with, its undecided values): the pieces of the Board that tables and pages
+share, kept apart from the pages."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 from pydantic import BaseModel, ConfigDict
 
+from memrank._basics import UTCDateTime
 from memrank.measure import Value
 
-__all__ = ["OVERALL_MEASURE", "Cell", "Interval", "Overall", "Rank"]
+__all__ = [
+    "OVERALL_MEASURE",
+    "CategoryRow",
+    "Cell",
+    "Comparison",
+    "Interval",
+    "Overall",
+    "Rank",
+    "RunLink",
+    "Shown",
+    "Undecided",
+]
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -86,3 +103,90 @@ class Overall(BaseModel):
     @property
     def shown(self) -> bool:
         return not self.none
+
+
+class RunLink(BaseModel):
+    """A run as other pages point at it."""
+
+    model_config = _FROZEN
+    path: str
+    """The run page."""
+    system: str
+    """The system's name, as signed."""
+    display: str
+    """What pages call it: the systems file's display name, else the signed name."""
+    version_shown: str
+    """The version as pages write it (see ``Row.version_shown``)."""
+    version: str | None
+    """The system's version; None when the run did not state one."""
+    evaluation: str
+    issued_at: UTCDateTime
+    note: str = ""
+    """Why the run is listed where it is, when that needs saying."""
+    control: bool = False
+    """The run is of a control arm (systems.toml's ``control``), not of a system."""
+
+
+class Undecided(BaseModel):
+    """Tasks of one measure left without a value for one reason (absent is not zero)."""
+
+    model_config = _FROZEN
+    measure: str
+    why: str
+    tasks: int
+    """How many tasks this reason covers."""
+    examples: tuple[str, ...]
+    """The first few of them, by task id."""
+
+
+class Comparison(NamedTuple):
+    """This run against another run of the same column, from the all-pairs test.
+
+    A plain tuple, not a model: a column of 1,000 runs makes some 30,000 of them, each made
+    here from numbers the test already checked, and sent between processes: a model costs
+    eight times as much to make and more than twice as much to send."""
+
+    other: RunLink
+    other_value: float
+    difference: float
+    """The other's mean minus this run's, over the tasks both decided."""
+    p_value: float | None
+    """None where no test is possible (no task both decided)."""
+    verdict: str
+    """``better`` or ``worse`` (the other, at the 5% level), or ``tie`` (not separated)."""
+
+
+class CategoryRow(BaseModel):
+    """A run's headline on one category's tasks."""
+
+    model_config = _FROZEN
+    category: str
+    label: str
+    cell: Cell | None
+    """None where the run decided none of the category's tasks (``why`` says why)."""
+    tasks: int = 0
+    """The category's tasks the mean is over."""
+    of: int = 0
+    """The category's tasks in the evaluation."""
+    why: str = ""
+    """Why there is no value, where there is none."""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a run page says about the column its run is shown in."""
+
+    cell: Cell
+    column: str
+    categories: tuple[CategoryRow, ...]
+    comparisons: tuple[Comparison, ...]
+    more_better: int
+    """Runs significantly better that the page does not list (beyond the nearest)."""
+    more_worse: int
+    more_tied: int
+    """Runs tied with it that the page does not list (beyond the nearest)."""
+    evaluation: str
+    undecided: tuple[Undecided, ...] = ()
+    """The run's undecided values, per measure and reason (``pages.undecided_of``)."""
+    source: str = ""
+    """The digest of the column reading it comes from (``ColumnPart.key``)."""
