@@ -67,7 +67,14 @@ def shipped_binary() -> tuple[str, ...]:
     return (*WordMatch.binary, *EvidenceRecall.binary)
 
 
+_COUNTS = (".calls",)
+"""Suffixes of a value name that count calls (a judge's ``<name>.calls``), whatever range the
+name before them declares."""
+
+
 def declared_range(name: str) -> Bounds:
     """The range of the values named ``name`` (``(None, None)`` when none is declared)."""
+    if name.endswith(_COUNTS):
+        return FROM_ZERO
     stem = name.partition(".mean")[0].partition("@")[0].partition(":")[0]
     return _RANGES.get(stem, _RANGES.get(stem.partition(".")[0], (None, None)))
