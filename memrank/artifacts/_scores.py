@@ -15,7 +15,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memrank.artifacts._canonical import canonical_bytes, parse_canonical
+from memrank.artifacts._canonical import canonical_bytes
+from memrank.artifacts._scores_tasks import checked_fields, known_good_fields, remember_tasks
 from memrank.errors import NotCanonicalizable, ResultFileError, ScoresMalformed
 from memrank.result import PUBLISHED_RESULT_SCHEMA
 
@@ -100,8 +101,11 @@ class Scores(BaseModel):
                 raise ValueError(f"measure {name!r}: a column must have one entry per task ({n})")
             if (column.count is None) != (column.total is None):
                 raise ValueError(f"measure {name!r}: count and total come together")
-            undecided = {i for i, value in enumerate(column.values) if value is None}
-            if set(column.why) != undecided:
+            # The why's keys are exactly the nulls' indices: as many, each at a null (counted
+            # in C; the why holds a few indices, the values thousands).
+            if len(column.why) != column.values.count(None) or not all(
+                0 <= at < n and column.values[at] is None for at in column.why
+            ):
                 raise ValueError(f"measure {name!r}: a why is kept exactly where a value is null")
         return self
 
@@ -237,8 +241,8 @@ def read_scores(raw: bytes, *, source: str, known_good: bool = False) -> Scores:
     ``known_good``: these very bytes (by sha256) passed every check here before, so they are
     parsed and laid out without checking them again (the checks are a function of the bytes)."""
     if known_good:
-        return _laid_out(_known_tasks(raw))
-    data = _tasks_shared(parse_canonical(raw, source=source))
+        return _laid_out(known_good_fields(raw))
+    data = checked_fields(raw, source)
     try:
         if not isinstance(data, dict) or data.get("schema") != SCORES_SCHEMA:
             raise TypeError(f"its schema is not {SCORES_SCHEMA!r}")
@@ -266,6 +270,7 @@ def read_scores(raw: bytes, *, source: str, known_good: bool = False) -> Scores:
                 "measures": measures,
             }
         )
+        remember_tasks(raw, tasks)
         # Validating a list makes a copy of it; keep the shared lists it checked (strict
         # validation changes no item): 3,000 runs' copies were 140 MB, and 56% of the runs a
         # verifying worker sends back pickled.
@@ -281,68 +286,6 @@ def read_scores(raw: bytes, *, source: str, known_good: bool = False) -> Scores:
         raise ScoresMalformed(
             f"{source}: not a memrank scores file ({reason}); derive it with `memrank attest`"
         ) from None
-
-
-def _tasks_shared(data: Any) -> Any:
-    """``data`` with each of the tasks' id, group and category lists replaced by the one
-    equal list read before: every run of an evaluation names the same tasks, and a board
-    holds thousands of runs' scores at once (a parsed string per task and field would be most
-    of a LoCoMo run's 0.6 MB). A list whose first or last entry is a list or a dict stays as
-    read, for the checks to refuse."""
-    tasks = data.get("tasks") if isinstance(data, dict) else None
-    if isinstance(tasks, dict):
-        for field, names in tasks.items():
-            if isinstance(names, list) and names:
-                try:
-                    tasks[field] = _shared(names)
-                except TypeError:  # unhashable: not a scores file
-                    continue
-    return data
-
-
-_SEEN_MOST = 64
-_seen: dict[tuple[int, Any, Any], list[Any]] = {}
-"""Task columns read so far, by length, first and last name; bounded, as a cache."""
-
-
-def _shared(names: list[Any]) -> list[Any]:
-    """The list read before that equals ``names``, else ``names`` (kept for the next file):
-    comparing two lists name by name costs a fraction of interning each name again. Nothing
-    changes a Scores' lists, so its runs may share them."""
-    key = (len(names), names[0], names[-1])
-    seen = _seen.get(key)
-    if seen == names:
-        return seen
-    if len(_seen) >= _SEEN_MOST:
-        _seen.clear()
-    _seen[key] = names
-    return names
-
-
-_TASKS_KEY = b',"tasks":'
-_tasks_read: dict[tuple[int, bytes, bytes], tuple[bytes, dict[str, Any]]] = {}
-"""The tasks objects of known-good files read so far, by length, first and last bytes, with
-their bytes to compare; bounded, as ``_seen``."""
-
-
-def _known_tasks(raw: bytes) -> dict[str, Any]:
-    """A known-good file's fields, its tasks object parsed once for all the files that carry
-    the same bytes of it: a board's rebuild reads every run of a column again, and the runs of
-    an evaluation name the same tasks in the same order. A canonical file's keys are sorted,
-    so ``tasks`` is its last field, and the last ``,"tasks":`` is that key: inside the tasks
-    object it would be a list element followed by a colon, which JSON never writes."""
-    at = raw.rfind(_TASKS_KEY)
-    tasks = raw[at + len(_TASKS_KEY) : -1]
-    key = (len(tasks), tasks[:64], tasks[-64:])
-    found = _tasks_read.get(key)
-    if found is None or found[0] != tasks:
-        if len(_tasks_read) >= _SEEN_MOST:
-            _tasks_read.clear()
-        found = tasks, _tasks_shared({"tasks": orjson.loads(tasks)})["tasks"]
-        _tasks_read[key] = found
-    data: dict[str, Any] = orjson.loads(raw[:at] + b"}")
-    data["tasks"] = found[1]
-    return data
 
 
 def _floats(raw: list[Any]) -> list[Any]:
@@ -384,6 +327,15 @@ def _column_of(column: dict[str, Any]) -> dict[str, Any]:
     if len({reason for reason, _ in column["why"]}) != len(column["why"]):
         raise TypeError("a reason is listed twice")
     raw = column["values"]
-    # The common column (every value a number; bool is its own type) converts at C speed.
-    values = list(map(float, raw)) if set(map(type, raw)) <= {int, float} else _floats(raw)
+    if set(map(type, raw)) <= _NUMBERS_OR_NULL:  # bool is its own type
+        # Each distinct number made a float once and shared: a column repeats a few numbers
+        # (0 and 1, a recall's shares) over thousands of tasks, and a board holds thousands
+        # of columns. Converted at C speed.
+        as_float = {v: None if v is None else float(v) for v in set(raw)}
+        values = list(map(as_float.__getitem__, raw))
+    else:
+        values = _floats(raw)
     return {**column, "values": values, "why": why}
+
+
+_NUMBERS_OR_NULL = frozenset({int, float, type(None)})

@@ -209,10 +209,34 @@ def check_statement(payload: bytes, statement: Statement, source: str) -> None:
 def check_scores(scores: Scores, statement: Statement, source: str) -> None:
     """Refuse a scores file whose task ids repeat, whose text is beyond its bounds, or whose
     values are not what their measures declare."""
-    n = len(scores.task_ids)
-    _bounded(f"{source}: tasks", n, LIST_LIMIT, "entries")
+    _bounded(f"{source}: tasks", len(scores.task_ids), LIST_LIMIT, "entries")
     _bounded(f"{source}: measures", len(scores.measures), LIST_LIMIT, "entries")
-    if len(set(scores.task_ids)) != n:
+    tasks = (scores.task_ids, scores.groups, scores.categories)
+    checked = _tasks_checked.get(id(scores.task_ids))
+    if checked is None or any(a is not b for a, b in zip(checked, tasks, strict=True)):
+        _check_tasks(scores, source)
+        if len(_tasks_checked) >= _TASKS_CHECKED_MOST:
+            _tasks_checked.clear()
+        _tasks_checked[id(scores.task_ids)] = tasks
+    longest = max(map(len, filter(None, scores.measures)), default=0)
+    _bounded(f"{source}: one of the measure names", longest, TEXT_LIMIT, "characters")
+    binary = frozenset(declared_binary(statement.predicate.evaluation))
+    for name, column in scores.measures.items():
+        longest = max(map(len, column.why.values()), default=0)
+        _bounded(f"{source}: a reason of {name!r}", longest, REASON_LIMIT, "characters")
+        _check_column(f"{source}: measure {name!r}", name, column, binary)
+
+
+_TASKS_CHECKED_MOST = 64
+_tasks_checked: dict[int, tuple[list[str], list[str | None], list[str | None]]] = {}
+"""id() of a task id list -> the task lists that passed ``_check_tasks`` together, held so no
+id is reused while it is here: the runs of an evaluation share their lists (``read_scores``),
+and the checks are a function of them alone."""
+
+
+def _check_tasks(scores: Scores, source: str) -> None:
+    """The task lists: no task id twice, and no name beyond its bound."""
+    if len(set(scores.task_ids)) != len(scores.task_ids):
         twice = next(t for t, k in Counter(scores.task_ids).items() if k > 1)
         raise TaskIdsRepeat(
             f"{source}: task id {twice[:80]!r} names two tasks; each task of a run has its own id"
@@ -221,16 +245,10 @@ def check_scores(scores: Scores, statement: Statement, source: str) -> None:
         "task ids": scores.task_ids,
         "groups": scores.groups,
         "categories": scores.categories,
-        "measure names": scores.measures,
     }
     for what, found in texts.items():
         longest = max(map(len, filter(None, found)), default=0)  # None and "" aside
         _bounded(f"{source}: one of the {what}", longest, TEXT_LIMIT, "characters")
-    binary = frozenset(declared_binary(statement.predicate.evaluation))
-    for name, column in scores.measures.items():
-        longest = max(map(len, column.why.values()), default=0)
-        _bounded(f"{source}: a reason of {name!r}", longest, REASON_LIMIT, "characters")
-        _check_column(f"{source}: measure {name!r}", name, column, binary)
 
 
 def _check_column(where: str, name: str, column: ScoreColumn, binary: frozenset[str]) -> None:

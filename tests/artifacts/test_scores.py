@@ -135,6 +135,9 @@ def test_runs_of_one_evaluation_share_their_task_lists(locomo_result: bytes) -> 
         assert first.task_ids is second.task_ids
         assert first.groups is second.groups
         assert first.categories is second.categories
+        # and a column's repeated numbers are one float each (a board holds millions)
+        for column in first.measures.values():
+            assert len({id(v) for v in column.values}) == len(set(column.values))
 
 
 def test_gives_scores_is_comparing_with_scores_of(demo: memrank.Evaluation) -> None:
@@ -216,3 +219,45 @@ def test_read_scores_refuses_non_canonical_bytes() -> None:
     raw = scores_of(crafted_result())
     with pytest.raises(NonCanonicalPayload):
         read_scores(raw + b"\n", source="scores/x.json")
+
+
+def test_a_file_whose_tasks_were_read_before_is_still_checked_whole(
+    locomo_result: bytes,
+) -> None:
+    # The tasks object of a file that passed every check is not parsed again for the next
+    # file that carries its bytes; the rest of that file is, and it must read as a whole parse
+    # reads it, and be refused as a whole parse refuses it.
+    raw = scores_of(locomo_result)
+    first = read_scores(raw, source="x")
+    assert read_scores(raw, source="x") == first
+    at = raw.rindex(b',"tasks":')
+    others, tasks = raw[:at], raw[at:]
+    refused = {
+        others.replace(b'"schema":', b' "schema":') + tasks: NonCanonicalPayload,
+        others + b',"extra":1' + tasks: NonCanonicalPayload,  # a field out of order
+        others + b',"zz":1' + tasks: NonCanonicalPayload,  # one that sorts after the tasks
+        b'{"a":1,' + raw[1:]: ScoresMalformed,  # canonical, but a field too many
+        raw[:-1] + b',"zz":1}': ScoresMalformed,  # after the tasks object
+        others.replace(b'"schema":"memrank.scores/v1"', b'"schema":"memrank.scores/v0"')
+        + tasks: ScoresMalformed,
+    }
+    for bytes_, refusal in refused.items():
+        with pytest.raises(refusal):
+            read_scores(bytes_, source="scores/x.json")
+    column = orjson.loads(raw)["measures"]
+    name = next(iter(column))
+    renamed = orjson.loads(raw)
+    renamed["measures"] = {"another": column[name]}
+    again = read_scores(orjson.dumps(renamed, option=orjson.OPT_SORT_KEYS), source="x")
+    assert again.measures["another"] == first.measures[name]
+    assert again.task_ids is first.task_ids
+
+
+def test_a_known_good_read_does_not_vouch_for_a_checked_one(locomo_result: bytes) -> None:
+    # A build's memo says which files passed before; what it lets a rebuild skip for those
+    # files must not let another file's tasks object skip its canonical check.
+    raw = scores_of(locomo_result)
+    spaced = raw.replace(b',"tasks":{"category":', b',"tasks":{"category": ')
+    assert read_scores(spaced, source="x", known_good=True).task_ids
+    with pytest.raises(NonCanonicalPayload):
+        read_scores(spaced, source="scores/x.json")

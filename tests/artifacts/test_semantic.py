@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memrank.artifacts import _attest, verify
-from memrank.artifacts._semantic import _no_run_between_quotes_over
+from memrank.artifacts._semantic import _no_run_between_quotes_over, check_scores
 from memrank.errors import (
     AttestRefused,
     OversizeField,
@@ -142,6 +142,24 @@ def test_verify_refuses_two_tasks_with_one_id(
     attested = store.attest(wheel_run)
     with pytest.raises(TaskIdsRepeat, match="names two tasks"):
         verify(attested.envelope, store.trust)
+
+
+def test_task_lists_checked_once_are_checked_again_when_one_of_them_differs(
+    store: Store, wheel_run: Result
+) -> None:
+    # The runs of an evaluation share their task lists and the lists are checked once for
+    # all of them; a scores file sharing the task ids but not the groups is checked afresh.
+    attested = store.attest(wheel_run)
+    run = verify(attested.envelope, store.trust)
+    check_scores(run.scores, run.statement, "first")
+    groups = ["g" * 1_001, *run.scores.groups[1:]]
+    other = run.scores.model_copy(update={"groups": groups})
+    assert other.task_ids is run.scores.task_ids
+    with pytest.raises(OversizeField, match="one of the groups is 1,001 characters"):
+        check_scores(other, run.statement, "second")
+    repeated = run.scores.model_copy(update={"task_ids": [run.scores.task_ids[0]] * 2})
+    with pytest.raises(TaskIdsRepeat):
+        check_scores(repeated, run.statement, "third")
 
 
 def test_a_refused_run_is_not_remembered_as_known_good(
