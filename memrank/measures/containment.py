@@ -30,11 +30,20 @@ __all__ = [
 ]
 
 _PUNCTUATION = regex.compile(r"\p{P}+")
+_ASCII_PUNCTUATION_TO_SPACE = bytes(
+    ord(" ") if code < 128 and _PUNCTUATION.fullmatch(chr(code)) else code for code in range(256)
+)
+"""The punctuation rule over ASCII as a byte table: most material is ASCII, which NFKC leaves
+as it is and which case folds as it lowers, and a byte table translates at C speed."""
 
 
 def normalised(text: str) -> str:
     """What content attribution compares: NFKC, case folded, each run of punctuation a space
     and each run of whitespace one space."""
+    if text.isascii():
+        # split() after decoding: str's whitespace (the ASCII separators too), as below
+        ascii_text = text.encode().lower().translate(_ASCII_PUNCTUATION_TO_SPACE).decode()
+        return " ".join(ascii_text.split())
     folded = unicodedata.normalize("NFKC", text).casefold()
     return " ".join(_PUNCTUATION.sub(" ", folded).split())
 
@@ -83,18 +92,21 @@ Held = list[tuple[set[str], str] | None]
 def held_of(documents: Sequence[Document], read: Read, foreign: Collection[int] = ()) -> Held:
     """What each document stands for and says, read once per document into ``read``; None at
     the ``foreign`` ranks (1-based), which hold nothing."""
+    known = read.get
+    if not foreign:
+        return [known(id(d)) or _read(d, read) for d in documents]
     skipped = set(foreign)
-    held: Held = []
-    for rank, d in enumerate(documents, start=1):
-        if rank in skipped:
-            held.append(None)
-            continue
-        known = read.get(id(d))
-        if known is None:
-            ids = {recalled_doc_id(d), *(d.metadata or {}).get("doc_ids", ())}
-            known = read[id(d)] = (ids, padded(d.text))
-        held.append(known)
-    return held
+    return [
+        None if rank in skipped else known(id(d)) or _read(d, read)
+        for rank, d in enumerate(documents, start=1)
+    ]
+
+
+def _read(document: Document, read: Read) -> tuple[set[str], str]:
+    """What ``document`` stands for and says, kept in ``read``."""
+    ids = {recalled_doc_id(document), *(document.metadata or {}).get("doc_ids", ())}
+    read[id(document)] = made = (ids, padded(document.text))
+    return made
 
 
 def first_of(turn_id: str, turn: str, held: Held) -> Found | None:

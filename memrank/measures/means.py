@@ -60,7 +60,11 @@ class Means(Measure):
 
     def _mean(self, name: str, members: list[Value], failed_tasks: set[str]) -> Value:
         numbers = [v.value for v in members if v.value is not None]
-        failed = sum(v.value is None and v.task_id in failed_tasks for v in members)
+        failed = (
+            sum(v.value is None and v.task_id in failed_tasks for v in members)
+            if failed_tasks
+            else 0
+        )
         undecided = len(members) - len(numbers) - failed
         mean: float | None = None
         if not members:
@@ -72,7 +76,7 @@ class Means(Measure):
         else:
             mean = sum(numbers) / len(numbers)
             why = f"mean over {len(numbers)} task(s)"
-            if all(n in (0.0, 1.0) for n in numbers):
+            if set(numbers) <= _ZERO_OR_ONE:
                 why += f" ({int(sum(numbers))} of {len(numbers)})"
             if failed:
                 why += f"; {failed} failed task(s) left out, not counted as 0"
@@ -81,6 +85,7 @@ class Means(Measure):
         return Value(measure=name, decider=self.decider, value=mean, why=why)
 
 
+_ZERO_OR_ONE = frozenset({0.0, 1.0})
 _RECALLS = (*(f"evidence-recall@{k}" for k in KS), f"evidence-hit@{HIT_AT}")
 
 

@@ -5,14 +5,18 @@ turn; and when a session is unknown rather than missed. Every turn here is recal
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 
 import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memrank import Document, Expected, Recall, Task, Trace
 from memrank.budget import Budget, TraceCut
 from memrank.measures import EvidenceRecall, EvidenceTurn, SessionRecall, evidence_metadata
-from memrank.measures.evidence import HIT_AT, KS
+from memrank.measures.evidence import HIT_AT, KS, normalised
 
 MOMENT = datetime(2026, 1, 1, tzinfo=UTC)
 TURN = EvidenceTurn(id="D3:7", session="session_3", text="Melanie painted a sunrise over the lake.")
@@ -344,3 +348,13 @@ def test_what_was_never_told_or_holds_nothing_of_a_turn_hides_nothing_after_it()
         "1 of 2 evidence turn(s) within the first 5: D5:2 (by id); shown in part: D3:7 3 of 7 "
         "words; 1 foreign document(s) earned nothing"
     )
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
+def test_ascii_text_normalises_by_the_rule_itself(text: str) -> None:
+    # ASCII text takes a byte table, not NFKC, case folding and the \p{P} pattern; it must
+    # give what they give for every character, the separators str.split() takes included.
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    expected = " ".join(regex.sub(r"\p{P}+", " ", folded).split())
+    assert normalised(text) == expected
