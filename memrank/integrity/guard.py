@@ -66,12 +66,23 @@ class EndpointGuard:
         ranks = tuple(
             rank
             for rank, document in enumerate(recall.documents, start=1)
-            if document.id in self._planted_ids
+            if self._is_planted(document)
         )
         if not ranks:
             return recall, ()
-        kept = tuple(d for d in recall.documents if d.id not in self._planted_ids)
+        kept = tuple(d for d in recall.documents if not self._is_planted(d))
         return recall.model_copy(update={"documents": kept}), ranks
+
+    def _is_planted(self, document: Document) -> bool:
+        """Whether a recalled document (its names mapped back) is a planted turn: by its id,
+        or by the id a client attributed it to (``doc_id``, or ``doc_ids`` all planted)."""
+        planted = self._planted_ids
+        claimed = document.metadata.get("doc_ids")
+        return (
+            document.id in planted
+            or document.metadata.get("doc_id") in planted
+            or (isinstance(claimed, list) and bool(claimed) and all(i in planted for i in claimed))
+        )
 
     def scope(self, run_id: str, evaluation: str) -> tuple[str, str]:
         """The run and evaluation labels a client may build names from, opaque."""
