@@ -51,9 +51,7 @@ def test_a_re_signed_scores_file_is_named_as_not_the_function_of_the_result(
     signed_result = run.statement.result_subject.digest.sha256
     assert done.rerun.result_sha256 == signed_result
     assert done.cause is not None
-    assert done.cause.startswith(
-        "the signed scores file is not the function of the signed result"
-    )
+    assert done.cause.startswith("the signed scores file is not the function of the signed result")
     assert signed_result in done.cause
     assert run.statement.scores_subject.digest.sha256 in done.cause
     assert done.rerun.scores_sha256 in done.cause
