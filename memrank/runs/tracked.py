@@ -20,13 +20,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memrank._apply import measures_of
 from memrank._basics import now_utc
 from memrank._drive import Observer
 from memrank._files import check_writable, write_atomic
 from memrank._system_options import typed_options
-from memrank.answer import AnswerStage, estimate
 from memrank.catalog import evaluation as evaluation_named
 from memrank.catalog import system as system_named
 from memrank.errors import (
@@ -68,6 +68,9 @@ from memrank.runs.shards import shard_of
 from memrank.runs.summary import headline
 from memrank.runs.tolerance import FailureWatch, parse_failure_limit
 from memrank.system import Memory, System
+
+if TYPE_CHECKING:
+    from memrank.answer import AnswerStage
 
 __all__ = ["Finished", "run_tracked"]
 
@@ -170,6 +173,10 @@ def _load(plan: RunPlan, tell: Say) -> _Loaded:
         evaluation = failed_part(evaluation, earlier)
     stage, evaluation = answer_plan(plan.answering, evaluation, made.kind)
     if stage is not None:
+        # the answer stage's code loads only for a run that answers: a plain run is spared
+        # httpx, rich and the wire (a third of a CPU-second of a LoCoMo run)
+        from memrank.answer import estimate
+
         tell(estimate(stage, evaluation.tasks).line())
     return _Loaded(made, evaluation, stage, earlier)
 

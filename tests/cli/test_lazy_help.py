@@ -3,8 +3,10 @@ exactly as the commands themselves would be listed."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -38,3 +40,22 @@ def test_help_and_version_import_no_command_module() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert found[-2:] == ["[]", "[]"]
+
+
+def test_a_run_that_answers_nothing_loads_no_answer_stage(tmp_path: Path) -> None:
+    # the answer stage pulls in the model clients (httpx, rich): a third of a CPU-second of a
+    # LoCoMo run that asks no model anything
+    probe = (
+        "import sys\n"
+        "from memrank.cli import main\n"
+        "main(['run', 'bm25', 'demo'], standalone_mode=False)\n"
+        "print(sorted(m for m in ('memrank.answer.stage', 'httpx', 'rich') if m in sys.modules))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "MEMRANK_HOME": str(tmp_path)},
+    ).stdout.splitlines()
+    assert found[-1] == "[]"
