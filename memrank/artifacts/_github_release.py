@@ -20,6 +20,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from memrank.errors import StoreUploadFailed, UsageError
+from memrank.systems.http._policy import retry_after_seconds
 
 __all__ = ["ATTEMPTS", "MAX_WAIT_S", "Asset", "GitHubReleases"]
 
@@ -254,9 +255,9 @@ def _rate_limit_wait(answer: httpx.Response) -> float | None:
     if answer.status_code not in (403, 429):
         return None
     headers = answer.headers
-    retry_after = headers.get("retry-after", "")
-    if retry_after.isdigit():
-        return float(retry_after)
+    retry_after = retry_after_seconds(headers.get("retry-after"))
+    if retry_after is not None:
+        return retry_after
     reset = headers.get("x-ratelimit-reset", "")
     if headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
         return max(0.0, int(reset) - time.time()) + 1.0  # whole seconds: the next one is safe

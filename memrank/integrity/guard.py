@@ -63,14 +63,13 @@ class EndpointGuard:
         """A benchmark task's recall without the turns this run planted (canary facts and their
         look-alikes, which are memrank's, not the benchmark's), and the 1-based ranks they
         held: a benchmark question is read as if they had never been told."""
-        ranks = tuple(
-            rank
-            for rank, document in enumerate(recall.documents, start=1)
-            if self._is_planted(document)
-        )
-        if not ranks:
+        planted = [self._is_planted(document) for document in recall.documents]
+        if not any(planted):
             return recall, ()
-        kept = tuple(d for d in recall.documents if not self._is_planted(d))
+        kept = tuple(
+            d for d, is_planted in zip(recall.documents, planted, strict=True) if not is_planted
+        )
+        ranks = tuple(rank for rank, is_planted in enumerate(planted, start=1) if is_planted)
         return recall.model_copy(update={"documents": kept}), ranks
 
     def _is_planted(self, document: Document) -> bool:
